@@ -1,0 +1,54 @@
+# remora_mpi_test(<name> [SOURCES ...] [TARGET exe] [NP 1 2 ...] [ARGS ...]
+#                 [MODES host remora remora-ucx] [FLAVOURS openmpi mpich]
+#                 [TIMEOUT seconds] [LABELS ...] [ENV VAR=value ...])
+#
+# Registers one ctest per (flavour, mode, rank count), named
+#   <name>/<flavour>/<mode>/np<N>
+# and run by scripts/mpirun, which sets what Open MPI and MPICH need here
+# (root, oversubscription, no binding, btl ^openib) and kills hangs.
+# Modes: host = the host MPI alone (proves the test itself is right);
+#        remora = through remora-run; remora-ucx = through remora-run with every
+#        peer treated as off-node (REMORA_TRANSPORT=ucx, UCX_TLS=tcp,self).
+# With SOURCES the executable is built once per flavour (name as target).
+function(remora_mpi_test name)
+  cmake_parse_arguments(A "" "TARGET;TIMEOUT" "SOURCES;NP;ARGS;MODES;FLAVOURS;LABELS;ENV;LIBS" ${ARGN})
+  if(NOT A_NP)
+    set(A_NP 1 2 3 4 8)
+  endif()
+  if(NOT A_MODES)
+    set(A_MODES host remora)
+  endif()
+  if(NOT A_FLAVOURS)
+    set(A_FLAVOURS ${REMORA_FLAVOURS})
+  endif()
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  set(exe ${A_TARGET})
+  if(A_SOURCES)
+    set(exe ${name})
+    remora_mpi_executable(${name} SOURCES ${A_SOURCES} LIBS ${A_LIBS}
+      INCLUDES ${PROJECT_SOURCE_DIR}/tests/common)
+  endif()
+  foreach(f ${A_FLAVOURS})
+    if(NOT f IN_LIST REMORA_FLAVOURS)
+      continue()
+    endif()
+    foreach(mode ${A_MODES})
+      set(run ${PROJECT_SOURCE_DIR}/scripts/mpirun --mpi ${f} --timeout ${A_TIMEOUT})
+      if(mode STREQUAL "remora")
+        list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run)
+      elseif(mode STREQUAL "remora-ucx")
+        list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run --transport ucx)
+      endif()
+      foreach(np ${A_NP})
+        set(t ${name}/${f}/${mode}/np${np})
+        add_test(NAME ${t} COMMAND ${run} -n ${np} -- $<TARGET_FILE:${exe}${REMORA_SUFFIX_${f}}> ${A_ARGS})
+        # ctest's own timeout is a backstop: scripts/mpirun kills at A_TIMEOUT first.
+        math(EXPR backstop "${A_TIMEOUT} + 30")
+        set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop}
+          LABELS "mpi;${f};${mode};${A_LABELS}" ENVIRONMENT "${A_ENV}")
+      endforeach()
+    endforeach()
+  endforeach()
+endfunction()
