@@ -1,0 +1,325 @@
+/* Accumulates and atomics (see accumulate.h for the atomicity modes). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/accumulate.h"
+#include "core/datatype.h"
+#include "core/reduce.h"
+#include "core/rma.h"
+#include "core/spin.h"
+#include "transport/dispatch.h"
+
+/* ---- one element with CPU atomics ------------------------------------------ */
+
+/* Apply op to the element at t (bits wide) with operand o; old value to r (if r).
+ * Integer SUM and the bitwise ops are single instructions; everything else is a
+ * CAS loop around the reduction kernel. */
+#define DEFINE_ATOMIC_UPDATE(bits)                                                                    \
+    static void atomic_update_##bits(void *t_, const void *o, void *r, enum remora_op op,             \
+                                     remora_reduce_fn k, int integer)                                 \
+    {                                                                                                 \
+        uint##bits##_t *t = t_, old, val = 0;                                                         \
+        if (o)                                                                                        \
+            memcpy(&val, o, sizeof val);                                                              \
+        if (op == REMORA_OP_NO_OP)                                                                    \
+            old = __atomic_load_n(t, __ATOMIC_SEQ_CST);                                               \
+        else if (op == REMORA_OP_REPLACE)                                                             \
+            old = __atomic_exchange_n(t, val, __ATOMIC_SEQ_CST);                                      \
+        else if (op == REMORA_OP_SUM && integer)                                                      \
+            old = __atomic_fetch_add(t, val, __ATOMIC_SEQ_CST);                                       \
+        else if (op == REMORA_OP_BAND)                                                                \
+            old = __atomic_fetch_and(t, val, __ATOMIC_SEQ_CST);                                       \
+        else if (op == REMORA_OP_BOR)                                                                 \
+            old = __atomic_fetch_or(t, val, __ATOMIC_SEQ_CST);                                        \
+        else if (op == REMORA_OP_BXOR)                                                                \
+            old = __atomic_fetch_xor(t, val, __ATOMIC_SEQ_CST);                                       \
+        else {                                                                                        \
+            union { uint##bits##_t u; long double align; unsigned char b[sizeof(uint##bits##_t)]; } nv; \
+            old = __atomic_load_n(t, __ATOMIC_RELAXED);                                               \
+            do {                                                                                      \
+                nv.u = old;                                                                           \
+                k(nv.b, &val, 1);                                                                     \
+            } while (!__atomic_compare_exchange_n(t, &old, nv.u, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
+        }                                                                                             \
+        if (r)                                                                                        \
+            memcpy(r, &old, sizeof old);                                                              \
+    }
+
+/* Compare the element at t with *c, store *o there if equal; old value to r. */
+#define DEFINE_ATOMIC_CAS(bits)                                                                       \
+    static void atomic_cas_##bits(void *t, const void *o, const void *c, void *r)                     \
+    {                                                                                                 \
+        uint##bits##_t desired, old;                                                                  \
+        memcpy(&desired, o, sizeof desired);                                                          \
+        memcpy(&old, c, sizeof old);                                                                  \
+        __atomic_compare_exchange_n((uint##bits##_t *)t, &old, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        memcpy(r, &old, sizeof old);                                                                  \
+    }
+
+#define DEFINE_ATOMICS(bits) DEFINE_ATOMIC_UPDATE(bits) DEFINE_ATOMIC_CAS(bits)
+DEFINE_ATOMICS(8)
+DEFINE_ATOMICS(16)
+DEFINE_ATOMICS(32)
+DEFINE_ATOMICS(64)
+
+typedef void (*atomic_update_fn)(void *, const void *, void *, enum remora_op, remora_reduce_fn, int);
+typedef void (*atomic_cas_fn)(void *, const void *, const void *, void *);
+
+static const struct atomics { atomic_update_fn update; atomic_cas_fn cas; } *atomics_for(size_t size)
+{
+    static const struct atomics by_size[] = {
+        {atomic_update_8, atomic_cas_8}, {atomic_update_16, atomic_cas_16},
+        {atomic_update_32, atomic_cas_32}, {atomic_update_64, atomic_cas_64}};
+    switch (size) {
+    case 1: return &by_size[0];
+    case 2: return &by_size[1];
+    case 4: return &by_size[2];
+    case 8: return &by_size[3];
+    default: return NULL;
+    }
+}
+
+/* The CPU atomics that may update the element at addr of peer p, or NULL (locked mode). */
+static const struct atomics *atomic_mode(const struct remora_peer *p, const char *addr, size_t esz)
+{
+    if (p->kind != REMORA_PEER_MAPPED || p->acc_locked || (uintptr_t)addr % esz)
+        return NULL;
+    return atomics_for(esz);
+}
+
+/* ---- the accumulate lock ----------------------------------------------------- */
+
+static void acc_lock(struct remora_win *w, int target)
+{
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    while (remora_tp_amo(w->amo_domain, &w->peers[target], REMORA_CTRL_ACC_LOCK, REMORA_AMO_CSWAP, 1, 0) != 0)
+        remora_backoff(&wt, w->amo_domain);
+    atomic_thread_fence(memory_order_acquire);
+}
+
+static void acc_unlock(struct remora_win *w, int target)
+{
+    atomic_thread_fence(memory_order_release);
+    remora_tp_amo(w->amo_domain, &w->peers[target], REMORA_CTRL_ACC_LOCK, REMORA_AMO_SWAP, 0, 0);
+}
+
+/* ---- the general case ---------------------------------------------------------- */
+
+struct acc {
+    struct remora_win *w;
+    int target;
+    struct remora_peer peer;   /* the target as this operation reaches it */
+    enum remora_op op;
+    remora_reduce_fn kernel;
+    const struct remora_type_entry *basic;
+    size_t esz;
+    const char *origin;       /* origin elements, packed in typemap order (NULL for NO_OP) */
+    char *result;             /* result elements, packed (NULL for MPI_Accumulate)         */
+    const struct remora_dt *tt;
+    MPI_Count tcount;
+    uint64_t target_off;
+};
+
+static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len)
+{
+    const struct remora_peer *p = &a->peer;
+    if (p->kind == REMORA_PEER_MAPPED) {
+        char *t = remora_addr(p, off);
+        if (r)
+            memcpy(r, t, len);
+        if (a->op != REMORA_OP_NO_OP)
+            a->kernel(t, o, len / a->esz);
+        return 0;
+    }
+    char *tmp = malloc(len);
+    if (!tmp)
+        return ENOMEM;
+    int err = remora_tp_get(p, off, tmp, len);
+    if (!err) {
+        if (r)
+            memcpy(r, tmp, len);
+        if (a->op != REMORA_OP_NO_OP) {
+            a->kernel(tmp, o, len / a->esz);
+            err = remora_tp_put(p, off, tmp, len);
+        }
+    }
+    free(tmp);
+    return err;
+}
+
+/* Walk the target layout, updating each piece in its mode. */
+static int apply(const struct acc *a)
+{
+    int integer = a->basic->tclass == REMORA_TC_INT || a->basic->tclass == REMORA_TC_BYTE;
+    int locked = 0, err = 0;
+    struct remora_dt_cursor c;
+    remora_dt_cursor_init(&c, a->tt, a->tcount);
+    MPI_Aint d, len;
+    size_t pos = 0;
+    while (!err && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+        uint64_t off = a->target_off + (uint64_t)d;
+        const char *o = a->origin ? a->origin + pos : NULL;
+        char *r = a->result ? a->result + pos : NULL;
+        char *t = remora_addr(&a->peer, off);
+        const struct atomics *atomic = atomic_mode(&a->peer, t, a->esz);
+        if (atomic) {
+            for (size_t i = 0; i < (size_t)len; i += a->esz)
+                atomic->update(t + i, o ? o + i : NULL, r ? r + i : NULL, a->op, a->kernel, integer);
+        } else {
+            if (!locked++)
+                acc_lock(a->w, a->target);
+            err = locked_piece(a, off, o, r, (size_t)len);
+        }
+        pos += (size_t)len;
+    }
+    if (locked)
+        acc_unlock(a->w, a->target);
+    return err ? remora_err(MPI_ERR_OTHER, "accumulate at target %d failed (errno %d)", a->target, err) : MPI_SUCCESS;
+}
+
+/* Elements of (buf, count, t) packed into a contiguous buffer (*out; *tmp to free). */
+static int gather(const void *buf, MPI_Count count, const struct remora_dt *t, const char **out, char **tmp)
+{
+    *tmp = NULL;
+    if (t->contiguous) {
+        *out = (const char *)buf + t->true_lb;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)(count * t->size);
+    if (!(*tmp = malloc(bytes ? bytes : 1)))
+        return remora_err(MPI_ERR_NO_MEM, "%zu bytes", bytes);
+    struct remora_dt_cursor c;
+    remora_dt_cursor_init(&c, t, count);
+    MPI_Aint d, len;
+    size_t pos = 0;
+    while ((len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+        memcpy(*tmp + pos, (const char *)buf + d, (size_t)len);
+        pos += (size_t)len;
+    }
+    *out = *tmp;
+    return MPI_SUCCESS;
+}
+
+static void scatter(void *buf, MPI_Count count, const struct remora_dt *t, const char *packed)
+{
+    struct remora_dt_cursor c;
+    remora_dt_cursor_init(&c, t, count);
+    MPI_Aint d, len;
+    size_t pos = 0;
+    while ((len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+        memcpy((char *)buf + d, packed + pos, (size_t)len);
+        pos += (size_t)len;
+    }
+}
+
+/* The predefined type a layout is made of, for an accumulate. */
+static int basic_of(const struct remora_dt *t, const struct remora_type_entry **e)
+{
+    *e = t->basic == MPI_DATATYPE_NULL ? NULL : remora_type_lookup(&remora_ctx.types, t->basic);
+    if (!*e)
+        return remora_err(MPI_ERR_TYPE, "accumulate datatypes must be made of one predefined type");
+    return MPI_SUCCESS;
+}
+
+int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
+                      MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, MPI_Count tcount,
+                      MPI_Datatype ttype, MPI_Op op)
+{
+    int opid = remora_op_of(op);
+    if (opid < 0 || (opid == REMORA_OP_NO_OP && !raddr))
+        return remora_err(MPI_ERR_OP, "not a predefined operation allowed here");
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int rc = remora_check_target(w, target);
+    if (rc == MPI_SUCCESS)
+        rc = remora_rma_counts(opid == REMORA_OP_NO_OP ? 0 : ocount, tcount);
+    if (rc == MPI_SUCCESS && raddr && rcount < 0)
+        rc = remora_err(MPI_ERR_COUNT, "negative result count");
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    struct acc a = {.w = w, .target = target, .op = (enum remora_op)opid, .tcount = tcount};
+    const struct remora_dt *ot = NULL, *rt = NULL;
+    const struct remora_type_entry *tb, *b;
+    if ((rc = remora_dt_get(ttype, &a.tt)) != MPI_SUCCESS || (rc = basic_of(a.tt, &tb)) != MPI_SUCCESS)
+        return remora_err(rc, "target datatype");
+    MPI_Aint bytes = (MPI_Aint)(tcount * a.tt->size);
+    if (opid != REMORA_OP_NO_OP) {
+        if ((rc = remora_dt_get(otype, &ot)) != MPI_SUCCESS || (rc = basic_of(ot, &b)) != MPI_SUCCESS)
+            return remora_err(rc, "origin datatype");
+        if (b->handle != tb->handle || ocount * ot->size != bytes)
+            return remora_err(MPI_ERR_TYPE, "origin and target differ in basic type or amount");
+    }
+    if (raddr) {
+        if ((rc = remora_dt_get(rtype, &rt)) != MPI_SUCCESS || (rc = basic_of(rt, &b)) != MPI_SUCCESS)
+            return remora_err(rc, "result datatype");
+        if (b->handle != tb->handle || rcount * rt->size != bytes)
+            return remora_err(MPI_ERR_TYPE, "result and target differ in basic type or amount");
+    }
+    a.basic = tb;
+    a.esz = tb->size;
+    if (!(a.kernel = remora_reduce_kernel(a.op, tb)))
+        return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
+    if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.peer, &a.target_off)) != MPI_SUCCESS || bytes == 0)
+        return rc;
+
+    char *otmp = NULL, *rtmp = NULL;
+    if (ot && (rc = gather(oaddr, ocount, ot, &a.origin, &otmp)) != MPI_SUCCESS)
+        return rc;
+    if (rt) {
+        if (rt->contiguous) {
+            a.result = (char *)raddr + rt->true_lb;
+        } else if (!(a.result = rtmp = malloc((size_t)bytes))) {
+            free(otmp);
+            return remora_err(MPI_ERR_NO_MEM, "%ld bytes", (long)bytes);
+        }
+    }
+    rc = apply(&a);
+    if (rc == MPI_SUCCESS && rtmp)
+        scatter(raddr, rcount, rt, rtmp);
+    free(otmp);
+    free(rtmp);
+    return rc;
+}
+
+int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
+                        MPI_Aint tdisp, MPI_Op op)
+{
+    return remora_accumulate(w, oaddr, 1, type, raddr, 1, type, target, tdisp, 1, type, op);
+}
+
+int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void *caddr, void *raddr,
+                            MPI_Datatype type, int target, MPI_Aint tdisp)
+{
+    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    if (!e || (e->tclass != REMORA_TC_INT && e->tclass != REMORA_TC_LOGICAL && e->tclass != REMORA_TC_BYTE))
+        return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int rc = remora_check_target(w, target);
+    const struct remora_dt *t;
+    uint64_t off;
+    struct remora_peer view;
+    if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &t)) == MPI_SUCCESS)
+        rc = remora_rma_target(w, target, tdisp, t, 1, &view, &off);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const struct remora_peer *p = &view;
+    const struct atomics *atomic = atomic_mode(p, remora_addr(p, off), e->size);
+    if (atomic) {
+        atomic->cas(remora_addr(p, off), oaddr, caddr, raddr);
+        return MPI_SUCCESS;
+    }
+    unsigned char cur[16];
+    acc_lock(w, target);
+    int err = remora_tp_get(p, off, cur, e->size);
+    if (!err && memcmp(cur, caddr, e->size) == 0)
+        err = remora_tp_put(p, off, oaddr, e->size);
+    acc_unlock(w, target);
+    if (err)
+        return remora_err(MPI_ERR_OTHER, "compare-and-swap at target %d failed (errno %d)", target, err);
+    memcpy(raddr, cur, e->size);
+    return MPI_SUCCESS;
+}

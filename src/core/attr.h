@@ -1,0 +1,46 @@
+/* Window attributes: user keyvals and the predefined MPI_WIN_* attributes. */
+#ifndef REMORA_CORE_ATTR_H
+#define REMORA_CORE_ATTR_H
+
+#include <mpi.h>
+
+struct remora_win;
+
+struct remora_keyval {
+    MPI_Win_copy_attr_function *copy_fn;  /* windows are never copied; kept for the record */
+    MPI_Win_delete_attr_function *delete_fn;
+    void *extra_state;
+    int refs;      /* 1 for the user's handle + 1 per attribute set with it */
+    int in_use;    /* slot allocated */
+};
+
+struct remora_keyval_table {
+    struct remora_keyval *v;
+    int n, cap;
+};
+
+/* One attribute value on one window. */
+struct remora_attr {
+    int keyval;
+    void *value;
+    struct remora_attr *next;
+};
+
+/* Keyval numbers live far from every host's predefined attribute keys. */
+#define REMORA_KEYVAL_BASE 0x52000000
+
+int remora_keyval_create(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
+                         void *extra_state, int *keyval);
+int remora_keyval_free(int *keyval);
+void remora_keyval_table_destroy(struct remora_keyval_table *t);
+
+/* Predefined keys are answered from the window itself; user keys from its list.
+ * Return MPI_SUCCESS or an error class (MPI_ERR_KEYVAL, MPI_ERR_OTHER for a
+ * delete callback's failure, ...). */
+int remora_attr_set(struct remora_win *w, int keyval, void *value);
+int remora_attr_get(struct remora_win *w, int keyval, void *value, int *flag);
+int remora_attr_delete(struct remora_win *w, int keyval);
+/* MPI_Win_free: delete every attribute, calling delete callbacks in order of setting. */
+int remora_attr_delete_all(struct remora_win *w);
+
+#endif

@@ -1,0 +1,53 @@
+/* Window error handlers.
+ *
+ * Handler objects are the host's (MPI_Win_create_errhandler creates a host
+ * errhandler), so MPI_Errhandler_free and friends keep working untouched; we
+ * remember which C function each one carries.  To hold a reference on a
+ * handler (a window keeps its handler alive after the user frees the handle)
+ * and to check a handler's kind, a tiny host window over MPI_COMM_SELF, the
+ * "anchor", is created on first need: setting a handler on it validates the
+ * kind, getting it back takes a reference. */
+#ifndef REMORA_CORE_ERRHANDLER_H
+#define REMORA_CORE_ERRHANDLER_H
+
+#include <mpi.h>
+
+struct remora_win;
+
+struct remora_errh {
+    MPI_Errhandler handle;             /* host handle (predefined or user)         */
+    MPI_Win_errhandler_function *fn;   /* NULL for MPI_ERRORS_ARE_FATAL/_RETURN/_ABORT */
+};
+
+struct remora_errhandler_entry {
+    MPI_Errhandler handle;
+    MPI_Win_errhandler_function *fn;
+};
+
+struct remora_errhandler_table {
+    struct remora_errhandler_entry *v;
+    int n, cap;
+    MPI_Win anchor;                    /* host window, MPI_WIN_NULL until needed */
+    int anchor_made;
+};
+
+int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh);
+/* A new reference to `eh` as a window handler (MPI_ERR_ARG if it is not one). */
+int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out);
+void remora_errh_release(struct remora_errh *h);
+/* A reference for the user (MPI_Win_get_errhandler). */
+int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh);
+void remora_errhandler_table_destroy(struct remora_errhandler_table *t);
+
+/* Raise error `code` (an MPI error class) on window w from MPI function `fn_name`
+ * (`detail` says what was wrong): calls w's handler and returns code (unless the
+ * handler aborts).  With w == NULL the error goes to `comm`'s handler (window
+ * creation), or MPI_COMM_WORLD's when comm is MPI_COMM_NULL. */
+int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_name, const char *detail);
+
+
+
+/* Record why an error happened (for the fatal message / logs) and return its class:
+ *   return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked", t);           */
+int remora_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif

@@ -1,0 +1,64 @@
+/* MPI_Win_fence: complete what this process issued, then a barrier.
+ *
+ * F1  Every RMA call issued before fence(i) by any process is complete at its
+ *     target before any process returns from fence(i): each flushes, then all
+ *     meet at the barrier (whose atomics order the flushed stores).
+ * F2  A fence that does not carry NOSUCCEED opens an access epoch to every
+ *     target; one with NOSUCCEED closes it, and RMA calls fail until the next
+ *     synchronisation opens an epoch.
+ * The barrier is a counter in the node segment on one node (a sense-reversing
+ * generation counter), the host's MPI_Barrier otherwise (O(log p)). */
+#include "core/spin.h"
+#include "core/sync.h"
+
+#define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
+
+static void node_barrier(struct remora_win *w)
+{
+    struct remora_node_header *h = w->node_hdr;
+    uint64_t gen = atomic_load_explicit(&h->barrier_generation, memory_order_acquire);
+    if (atomic_fetch_add(&h->barrier_arrived, 1) == (uint64_t)w->node_size - 1) {
+        atomic_store_explicit(&h->barrier_arrived, 0, memory_order_relaxed);
+        atomic_fetch_add(&h->barrier_generation, 1); /* releases everyone, and the reset above */
+        return;
+    }
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    while (atomic_load_explicit(&h->barrier_generation, memory_order_acquire) == gen)
+        remora_wait_round(&wt, w->amo_domain);
+}
+
+void remora_win_barrier(struct remora_win *w)
+{
+    if (w->node_all && w->node_size > 1)
+        node_barrier(w);
+    else if (w->comm_size > 1)
+        PMPI_Barrier(w->comm);
+}
+
+int remora_fence(struct remora_win *w, int assert)
+{
+    if (assert & ~FENCE_ASSERTS)
+        return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
+    pthread_mutex_lock(&w->sync_lock);
+    int rc = MPI_SUCCESS;
+    if (w->lock_all_held || w->locks_held)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
+    else if (w->start_group || w->post_open)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
+    pthread_mutex_unlock(&w->sync_lock);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    if (!(assert & MPI_MODE_NOPRECEDE))
+        remora_tp_flush(NULL);
+    /* With nothing before and nothing after, there is nothing to order. */
+    if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
+        remora_win_barrier(w);
+
+    pthread_mutex_lock(&w->sync_lock);
+    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}

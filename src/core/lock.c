@@ -1,0 +1,237 @@
+/* Passive-target synchronisation: the two-level locks of foMPI.
+ *
+ * Local word, one per rank (ctrl.lock_local):
+ *   bit 0        EXCL     an exclusive holder
+ *   bits 1..31   SHARED   shared holders (+2 each)
+ *   bits 32..63  WAITING  exclusive lockers waiting for this target (+2^32 each)
+ * Global word, at the master = rank 0 (ctrl.lock_global):
+ *   bits 0..20   EX_WAIT  exclusive lockers waiting to register
+ *   bits 21..41  EX_HELD  exclusive locks held anywhere in the window
+ *   bits 42..63  ALL      lock_all holders
+ *
+ * Invariants:
+ *   I1  A target has an EXCL holder only when it has no SHARED holder, and at
+ *       most one EXCL holder: EXCL is set only by a CAS from a value with zero
+ *       EXCL and SHARED parts; a shared locker that finds EXCL set withdraws.
+ *   I2  EX_HELD > 0 and a held lock_all never coexist: an exclusive locker
+ *       moves from EX_WAIT to EX_HELD only by a CAS from a value with ALL == 0,
+ *       and lock_all keeps its increment only if EX_HELD was 0 when it added it.
+ *   I3  Nobody waits while holding the global or local word of someone it
+ *       waits for, except an exclusive locker, who holds EX_HELD while waiting
+ *       for shared holders of its target; shared holders never wait on EX_HELD.
+ *       So every wait ends when the holders it waits for unlock.
+ * Fairness (no starvation either way): readers (shared, lock_all) give way to
+ * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
+ * off, but only REMORA_LOCK_PATIENCE times; after that they ignore waiters and
+ * enter whenever no exclusive lock is actually held.  Every retry backs off
+ * exponentially (bounded) so contenders do not hammer the words.
+ *
+ * Costs (no contention): lock_all, shared lock, unlock, unlock_all: 1 remote
+ * atomic; exclusive lock 4 (register, convert, announce, take), unlock 2. */
+#include "core/sync.h"
+#include "core/spin.h"
+#include "transport/dispatch.h"
+
+#define LOCAL_EXCL 1ull
+#define LOCAL_SHARED 2ull
+#define LOCAL_WAITING (1ull << 32)
+#define LOCAL_HOLDERS(v) ((v) & 0xffffffffull)
+
+#define GLOBAL_EX_WAIT 1ull
+#define GLOBAL_EX_HELD (1ull << 21)
+#define GLOBAL_ALL (1ull << 42)
+#define GLOBAL_FIELD(v, unit) (((v) / (unit)) & ((1ull << 21) - 1))
+
+#define REMORA_LOCK_PATIENCE 8
+
+#define MASTER 0
+
+static uint64_t amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op, uint64_t x, uint64_t cmp)
+{
+    return remora_tp_amo(w->amo_domain, &w->peers[target], off, op, x, cmp);
+}
+
+static uint64_t fadd(struct remora_win *w, int target, size_t off, uint64_t x)
+{
+    return amo(w, target, off, REMORA_AMO_FADD, x, 0);
+}
+
+/* A shared reader of word `off` at `target`: enter unless `blocked(v)`; give way to
+ * `waiting(v)` a bounded number of times.  Serves MPI_Win_lock(SHARED) on the
+ * local word and MPI_Win_lock_all on the global word. */
+static void acquire_reader(struct remora_win *w, int target, size_t off, uint64_t unit,
+                           int (*blocked)(uint64_t), int (*waiting)(uint64_t))
+{
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    for (;;) {
+        uint64_t old = fadd(w, target, off, unit);
+        if (!blocked(old) && (!waiting(old) || wt.rounds >= REMORA_LOCK_PATIENCE))
+            return;
+        fadd(w, target, off, -unit);
+        remora_backoff(&wt, w->amo_domain);
+    }
+}
+
+/* A writer: announce with `announce`, then convert the announcement into
+ * `hold` by CAS whenever `free_for_writer(v)`. */
+static void acquire_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
+                           int (*free_for_writer)(uint64_t))
+{
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    uint64_t v = fadd(w, target, off, announce) + announce;
+    for (;;) {
+        if (free_for_writer(v)) {
+            uint64_t seen = amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v);
+            if (seen == v)
+                return;
+            v = seen;
+            continue;
+        }
+        remora_backoff(&wt, w->amo_domain);
+        v = amo(w, target, off, REMORA_AMO_LOAD, 0, 0);
+    }
+}
+
+static int local_blocked(uint64_t v) { return (v & LOCAL_EXCL) != 0; }
+static int local_waiting(uint64_t v) { return (v >> 32) != 0; }
+static int local_free(uint64_t v) { return LOCAL_HOLDERS(v) == 0; }
+static int global_blocked(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_HELD) != 0; }
+static int global_waiting(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_WAIT) != 0; }
+static int global_free(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_ALL) == 0; }
+
+static int check_lock_assert(int assert)
+{
+    if (assert & ~MPI_MODE_NOCHECK)
+        return remora_err(MPI_ERR_ASSERT, "assert %#x has bits other than MPI_MODE_NOCHECK", assert);
+    return MPI_SUCCESS;
+}
+
+/* A passive-target epoch may start: no lock_all, no PSCW access epoch.  An open
+ * fence epoch in which nothing else happened is closed implicitly (as MPICH
+ * does): programs commonly fence once before switching to locks. */
+static int passive_may_start(struct remora_win *w)
+{
+    if (w->lock_all_held)
+        return remora_err(MPI_ERR_RMA_SYNC, "the window is in a lock_all epoch");
+    if (w->start_group)
+        return remora_err(MPI_ERR_RMA_SYNC, "the window is in a PSCW access epoch (MPI_Win_start)");
+    if (w->fence_open) {
+        w->fence_open = 0;
+        atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
+    }
+    return MPI_SUCCESS;
+}
+
+int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
+{
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
+        return remora_err(MPI_ERR_LOCKTYPE, "lock type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
+    int rc = check_lock_assert(assert);
+    if (rc == MPI_SUCCESS && target != MPI_PROC_NULL)
+        rc = remora_check_target(w, target);
+    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
+        return rc;
+
+    pthread_mutex_lock(&w->sync_lock);
+    rc = passive_may_start(w);
+    if (rc == MPI_SUCCESS && w->lock_state[target] != REMORA_LOCK_NONE)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
+    if (rc == MPI_SUCCESS) {
+        w->lock_state[target] = REMORA_LOCK_PENDING;
+        w->locks_held++;
+    }
+    pthread_mutex_unlock(&w->sync_lock);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    /* The waits happen outside sync_lock: other threads may unlock meanwhile. */
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        if (lock_type == MPI_LOCK_SHARED) {
+            acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
+        } else {
+            acquire_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free);
+            acquire_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free);
+        }
+    }
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    pthread_mutex_lock(&w->sync_lock);
+    w->lock_state[target] = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
+                                      (assert & MPI_MODE_NOCHECK ? 0x80 : 0));
+    atomic_store_explicit(&w->peers[target].access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
+                          memory_order_relaxed);
+    pthread_mutex_unlock(&w->sync_lock);
+    /* acquire: the previous holder's accesses happen before ours */
+    atomic_thread_fence(memory_order_acquire);
+    return MPI_SUCCESS;
+}
+
+int remora_unlock(struct remora_win *w, int target)
+{
+    int rc = target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
+    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
+        return rc;
+    pthread_mutex_lock(&w->sync_lock);
+    uint8_t state = w->lock_state[target];
+    if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
+        pthread_mutex_unlock(&w->sync_lock);
+        return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
+    }
+    w->lock_state[target] = REMORA_LOCK_PENDING; /* nobody else may unlock it meanwhile */
+    atomic_store_explicit(&w->peers[target].access, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&w->sync_lock);
+
+    remora_tp_flush(&w->peers[target]);
+    if (!(state & 0x80)) {
+        if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
+            fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
+            fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
+        } else {
+            fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
+        }
+    }
+    pthread_mutex_lock(&w->sync_lock);
+    w->lock_state[target] = REMORA_LOCK_NONE;
+    w->locks_held--;
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}
+
+int remora_lock_all(struct remora_win *w, int assert)
+{
+    int rc = check_lock_assert(assert);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&w->sync_lock);
+    rc = passive_may_start(w);
+    if (rc == MPI_SUCCESS && w->locks_held)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->locks_held);
+    if (rc == MPI_SUCCESS)
+        w->lock_all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
+    pthread_mutex_unlock(&w->sync_lock);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!(assert & MPI_MODE_NOCHECK))
+        acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
+    atomic_thread_fence(memory_order_acquire);
+    atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL, memory_order_relaxed);
+    return MPI_SUCCESS;
+}
+
+int remora_unlock_all(struct remora_win *w)
+{
+    pthread_mutex_lock(&w->sync_lock);
+    int held = w->lock_all_held;
+    if (!held) {
+        pthread_mutex_unlock(&w->sync_lock);
+        return remora_err(MPI_ERR_RMA_SYNC, "the window is not in a lock_all epoch");
+    }
+    atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
+    remora_tp_flush(NULL);
+    if (!(held & 2))
+        fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
+    w->lock_all_held = 0;
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}

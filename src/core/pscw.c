@@ -1,0 +1,203 @@
+/* Active-target synchronisation between groups: post / start / complete / wait.
+ *
+ * Counters, all cumulative over the window's life (never reset, so no reset
+ * can race with an early message):
+ *   ctrl[o].pscw_post[t]   at origin o: how many times target t posted to o
+ *   starts_toward[t]       local to origin o: how many times o started toward t
+ *   ctrl[t].pscw_complete  at target t: completions received from any origin
+ *   completions_expected   local to t: sum of the group sizes of t's posts
+ * Invariants:
+ *   P1  start(k-th toward t) returns only when pscw_post[t] >= k: t's k-th post
+ *       happened, so t's window is exposed for exactly this epoch.  An early
+ *       post for epoch k+1 raises the counter to k+1 and is kept for the next
+ *       start; it is never taken for epoch k.
+ *   P2  complete flushes (all data remotely complete) before adding 1 to each
+ *       target's pscw_complete, so wait's counter implies the data is there.
+ *   P3  t cannot receive completions for its next exposure before it posts
+ *       again (an origin's next start toward t waits for that post), so
+ *       pscw_complete never runs ahead of completions_expected.
+ * Messages: post k remote atomics, start none (local spin), complete k,
+ * wait/test none: O(k) for a group of k. */
+#include <stdlib.h>
+
+#include "core/spin.h"
+#include "core/sync.h"
+#include "transport/dispatch.h"
+
+/* The window ranks of `group`'s members. */
+static int group_to_window(struct remora_win *w, MPI_Group group, int **ranks_out, int *n_out)
+{
+    if (group == MPI_GROUP_NULL)
+        return remora_err(MPI_ERR_GROUP, "MPI_GROUP_NULL");
+    int n;
+    if (PMPI_Group_size(group, &n) != MPI_SUCCESS)
+        return remora_err(MPI_ERR_GROUP, "invalid group");
+    if (w->group == MPI_GROUP_NULL)
+        PMPI_Comm_group(w->comm, &w->group);
+    int *in = malloc(sizeof(int) * (size_t)(n + 1)), *out = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return remora_err(MPI_ERR_NO_MEM, "group of %d", n);
+    }
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    PMPI_Group_translate_ranks(group, n, in, w->group, out);
+    free(in);
+    for (int i = 0; i < n; i++)
+        if (out[i] == MPI_UNDEFINED) {
+            free(out);
+            return remora_err(MPI_ERR_GROUP, "group member %d is not in the window's group", i);
+        }
+    *ranks_out = out;
+    *n_out = n;
+    return MPI_SUCCESS;
+}
+
+static int check_assert(int assert, int allowed)
+{
+    if (assert & ~allowed)
+        return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed here (%#x)", assert, allowed);
+    return MPI_SUCCESS;
+}
+
+/* An active-target epoch may start: no passive epoch; an idle fence epoch is closed. */
+static int active_may_start(struct remora_win *w)
+{
+    if (w->lock_all_held || w->locks_held)
+        return remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
+    if (w->fence_open) {
+        w->fence_open = 0;
+        atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
+    }
+    return MPI_SUCCESS;
+}
+
+int remora_post(struct remora_win *w, MPI_Group group, int assert)
+{
+    int rc = check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
+    int *ranks = NULL, n = 0;
+    if (rc == MPI_SUCCESS)
+        rc = group_to_window(w, group, &ranks, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&w->sync_lock);
+    rc = active_may_start(w);
+    if (rc == MPI_SUCCESS && w->post_open)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "an exposure epoch (MPI_Win_post) is already open");
+    if (rc != MPI_SUCCESS) {
+        pthread_mutex_unlock(&w->sync_lock);
+        free(ranks);
+        return rc;
+    }
+    w->post_open = 1;
+    w->post_group = ranks;
+    w->post_n = n;
+    w->completions_expected += (uint64_t)n;
+    /* our local stores to the window happen before any origin's access */
+    atomic_thread_fence(memory_order_release);
+    if (!(assert & MPI_MODE_NOCHECK))
+        for (int i = 0; i < n; i++)
+            remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_FADD, 1, 0);
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}
+
+int remora_start(struct remora_win *w, MPI_Group group, int assert)
+{
+    int rc = check_assert(assert, MPI_MODE_NOCHECK);
+    int *ranks = NULL, n = 0;
+    if (rc == MPI_SUCCESS)
+        rc = group_to_window(w, group, &ranks, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&w->sync_lock);
+    rc = active_may_start(w);
+    if (rc == MPI_SUCCESS && w->start_group)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
+    if (rc != MPI_SUCCESS) {
+        pthread_mutex_unlock(&w->sync_lock);
+        free(ranks);
+        return rc;
+    }
+    w->start_group = ranks;
+    w->start_n = n;
+    pthread_mutex_unlock(&w->sync_lock);
+
+    for (int i = 0; i < n; i++) {
+        int t = ranks[i];
+        if (!(assert & MPI_MODE_NOCHECK)) {
+            uint64_t k = ++w->starts_toward[t];
+            struct remora_wait wt;
+            remora_wait_init(&wt);
+            while (atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) < k)
+                remora_wait_round(&wt, w->amo_domain);
+        }
+        atomic_store_explicit(&w->peers[t].access, REMORA_ACCESS_PSCW, memory_order_relaxed);
+    }
+    return MPI_SUCCESS;
+}
+
+int remora_complete(struct remora_win *w)
+{
+    pthread_mutex_lock(&w->sync_lock);
+    int *ranks = w->start_group, n = w->start_n;
+    if (!ranks) {
+        pthread_mutex_unlock(&w->sync_lock);
+        return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
+    }
+    w->start_group = NULL;
+    w->start_n = 0;
+    pthread_mutex_unlock(&w->sync_lock);
+
+    for (int i = 0; i < n; i++)
+        atomic_store_explicit(&w->peers[ranks[i]].access, 0, memory_order_relaxed);
+    remora_tp_flush(NULL);
+    for (int i = 0; i < n; i++)
+        remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_FADD, 1, 0);
+    free(ranks);
+    return MPI_SUCCESS;
+}
+
+/* Whether every origin of the current exposure epoch completed; closes it if so. */
+static int exposure_done(struct remora_win *w)
+{
+    uint64_t got = atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire);
+    if (got < w->completions_expected)
+        return 0;
+    w->post_open = 0;
+    free(w->post_group);
+    w->post_group = NULL;
+    w->post_n = 0;
+    return 1;
+}
+
+int remora_wait(struct remora_win *w)
+{
+    pthread_mutex_lock(&w->sync_lock);
+    int open = w->post_open;
+    pthread_mutex_unlock(&w->sync_lock);
+    if (!open)
+        return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    while (atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) < w->completions_expected)
+        remora_wait_round(&wt, w->amo_domain);
+    pthread_mutex_lock(&w->sync_lock);
+    exposure_done(w);
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}
+
+int remora_test(struct remora_win *w, int *flag)
+{
+    pthread_mutex_lock(&w->sync_lock);
+    if (!w->post_open) {
+        pthread_mutex_unlock(&w->sync_lock);
+        return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
+    }
+    remora_tp_progress(w->amo_domain);
+    *flag = exposure_done(w);
+    pthread_mutex_unlock(&w->sync_lock);
+    return MPI_SUCCESS;
+}

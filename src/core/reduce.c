@@ -1,0 +1,101 @@
+/* Reduction kernels, generated: one row of kernels per predefined type (from
+ * REMORA_PREDEFINED_TYPES), the ops of its class filled in, NULL elsewhere. */
+#include <string.h>
+
+#include "core/predefined_types.h"
+#include "core/reduce.h"
+
+int remora_op_of(MPI_Op op)
+{
+    static const struct { MPI_Op op; enum remora_op id; } ops[] = {
+        {MPI_SUM, REMORA_OP_SUM},         {MPI_PROD, REMORA_OP_PROD},     {MPI_MIN, REMORA_OP_MIN},
+        {MPI_MAX, REMORA_OP_MAX},         {MPI_LAND, REMORA_OP_LAND},     {MPI_LOR, REMORA_OP_LOR},
+        {MPI_LXOR, REMORA_OP_LXOR},       {MPI_BAND, REMORA_OP_BAND},     {MPI_BOR, REMORA_OP_BOR},
+        {MPI_BXOR, REMORA_OP_BXOR},       {MPI_MAXLOC, REMORA_OP_MAXLOC}, {MPI_MINLOC, REMORA_OP_MINLOC},
+        {MPI_REPLACE, REMORA_OP_REPLACE}, {MPI_NO_OP, REMORA_OP_NO_OP},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (ops[i].op == op)
+            return (int)ops[i].id;
+    return -1;
+}
+
+/* One element-wise kernel: k_<OP>_<MPI type name>. */
+#define KERNEL(opname, h, ct, expr)                                                    \
+    static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
+    {                                                                                  \
+        ct *a = inout_;                                                                \
+        const ct *b = in_;                                                             \
+        for (size_t i = 0; i < n; i++)                                                 \
+            a[i] = (expr);                                                             \
+    }
+
+#define LOC_KERNEL(opname, h, ct, better)                                              \
+    static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
+    {                                                                                  \
+        ct *a = inout_;                                                                \
+        const ct *b = in_;                                                             \
+        for (size_t i = 0; i < n; i++) {                                               \
+            if (b[i].v better a[i].v)                                                  \
+                a[i] = b[i];                                                           \
+            else if (b[i].v == a[i].v && b[i].i < a[i].i)                              \
+                a[i].i = b[i].i;                                                       \
+        }                                                                              \
+    }
+
+#define ARITH(h, ct)                                                                   \
+    KERNEL(SUM, h, ct, a[i] + b[i])                                                    \
+    KERNEL(PROD, h, ct, a[i] * b[i])
+#define ORDER(h, ct)                                                                   \
+    KERNEL(MIN, h, ct, b[i] < a[i] ? b[i] : a[i])                                      \
+    KERNEL(MAX, h, ct, b[i] > a[i] ? b[i] : a[i])
+#define LOGIC(h, ct)                                                                   \
+    KERNEL(LAND, h, ct, (ct)(a[i] && b[i]))                                            \
+    KERNEL(LOR, h, ct, (ct)(a[i] || b[i]))                                             \
+    KERNEL(LXOR, h, ct, (ct)(!a[i] != !b[i]))
+#define BITS(h, ct)                                                                    \
+    KERNEL(BAND, h, ct, (ct)(a[i] & b[i]))                                             \
+    KERNEL(BOR, h, ct, (ct)(a[i] | b[i]))                                              \
+    KERNEL(BXOR, h, ct, (ct)(a[i] ^ b[i]))
+
+/* Kernels by class. */
+#define DEFINE_REMORA_TC_INT(h, ct) ARITH(h, ct) ORDER(h, ct) LOGIC(h, ct) BITS(h, ct)
+#define DEFINE_REMORA_TC_FLOAT(h, ct) ARITH(h, ct) ORDER(h, ct)
+#define DEFINE_REMORA_TC_COMPLEX(h, ct) ARITH(h, ct)
+#define DEFINE_REMORA_TC_LOGICAL(h, ct) LOGIC(h, ct)
+#define DEFINE_REMORA_TC_BYTE(h, ct) BITS(h, ct)
+#define DEFINE_REMORA_TC_PAIR(h, ct) LOC_KERNEL(MAXLOC, h, ct, >) LOC_KERNEL(MINLOC, h, ct, <)
+#define DEFINE_REMORA_TC_OTHER(h, ct)
+
+/* A row of the table, in enum remora_op order (REPLACE and NO_OP are generic). */
+#define ROW_REMORA_TC_INT(h) {k_SUM_##h, k_PROD_##h, k_MIN_##h, k_MAX_##h, k_LAND_##h, k_LOR_##h, k_LXOR_##h, \
+                              k_BAND_##h, k_BOR_##h, k_BXOR_##h, 0, 0}
+#define ROW_REMORA_TC_FLOAT(h) {k_SUM_##h, k_PROD_##h, k_MIN_##h, k_MAX_##h, 0, 0, 0, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_COMPLEX(h) {k_SUM_##h, k_PROD_##h, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_LOGICAL(h) {0, 0, 0, 0, k_LAND_##h, k_LOR_##h, k_LXOR_##h, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_BYTE(h) {0, 0, 0, 0, 0, 0, 0, k_BAND_##h, k_BOR_##h, k_BXOR_##h, 0, 0}
+#define ROW_REMORA_TC_PAIR(h) {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k_MAXLOC_##h, k_MINLOC_##h}
+#define ROW_REMORA_TC_OTHER(h) {0}
+
+#define DEFINE(id, h, ct, cl, sg) DEFINE_##cl(id, ct)
+#define ROW(id, h, ct, cl, sg) ROW_##cl(id),
+
+REMORA_PREDEFINED_TYPES(DEFINE)
+
+static const remora_reduce_fn kernels[REMORA_PREDEFINED_TYPE_COUNT][REMORA_OP_REPLACE] = {
+    REMORA_PREDEFINED_TYPES(ROW)};
+
+/* REPLACE and NO_OP are size-generic. */
+static void k_replace(void *inout, const void *in, size_t n) { memcpy(inout, in, n); }
+static void k_no_op(void *inout, const void *in, size_t n) { (void)inout, (void)in, (void)n; }
+
+remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_type_entry *type)
+{
+    if (op == REMORA_OP_REPLACE)
+        return k_replace;
+    if (op == REMORA_OP_NO_OP)
+        return k_no_op;
+    if (!type || type->tclass == REMORA_TC_OTHER || type->tclass == REMORA_TC_NONE || op < 0 || op >= REMORA_OP_REPLACE)
+        return 0;
+    return kernels[type->id][op];
+}

@@ -1,0 +1,170 @@
+/* Put and get, the general case: any datatypes on either side, any transport,
+ * and every error the standard names.  The fast path is in rma.h. */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "core/datatype.h"
+#include "core/dynamic.h"
+#include "core/rma.h"
+#include "transport/dispatch.h"
+
+#define IOV_BATCH 64
+
+/* One operation, checked and ready to move. */
+struct rma_op {
+    struct remora_peer peer;          /* the target as this operation reaches it */
+    char *origin;                     /* origin buffer address                  */
+    uint64_t target_off;              /* byte offset of the target buffer        */
+    const struct remora_dt *ot, *tt;  /* layouts                                 */
+    MPI_Count ocount, tcount;
+    MPI_Aint bytes;
+};
+
+/* Range of bytes `count` elements of layout t cover, relative to the buffer. */
+static int covered(const struct remora_dt *t, MPI_Count count, __int128 *lo, __int128 *hi)
+{
+    if (count == 0 || t->size == 0) {
+        *lo = *hi = 0;
+        return 0;
+    }
+    __int128 last = (__int128)(count - 1) * t->extent;
+    *lo = t->true_lb + (last < 0 ? last : 0);
+    *hi = t->true_lb + t->true_extent + (last > 0 ? last : 0);
+    return 1;
+}
+
+int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
+                      struct remora_peer *view, uint64_t *offset)
+{
+    const struct remora_peer *p = &w->peers[target];
+    if (!remora_epoch_allows(w, p))
+        return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
+    __int128 lo, hi, base = (__int128)tdisp * p->disp_unit;
+    int any = covered(tt, tcount, &lo, &hi);
+    remora_peer_copy(view, p);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) { /* displacements are addresses */
+        *offset = (uint64_t)base;
+        return any ? remora_dyn_resolve(w, target, (uint64_t)(base + lo), (uint64_t)(hi - lo), view) : MPI_SUCCESS;
+    }
+    if (base + lo < 0 || base + hi > (__int128)p->size)
+        return remora_err(MPI_ERR_RMA_RANGE, "bytes [%lld, %lld) of target %d are outside its window (%llu bytes)",
+                          (long long)(base + lo), (long long)(base + hi), target, (unsigned long long)p->size);
+    *offset = (uint64_t)base;
+    return MPI_SUCCESS;
+}
+
+int remora_rma_counts(MPI_Count ocount, MPI_Count tcount)
+{
+    if (ocount < 0 || tcount < 0)
+        return remora_err(MPI_ERR_COUNT, "negative count (origin %lld, target %lld)", (long long)ocount,
+                          (long long)tcount);
+    return MPI_SUCCESS;
+}
+
+/* Everything the standard requires of a put's or get's arguments.  Returns
+ * MPI_SUCCESS with op filled, -1 for "nothing to do" (MPI_PROC_NULL, no data),
+ * or an error class. */
+static int check(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+                 MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, struct rma_op *op)
+{
+    if (target == MPI_PROC_NULL)
+        return -1;
+    int rc = remora_check_target(w, target);
+    if (rc == MPI_SUCCESS)
+        rc = remora_rma_counts(ocount, tcount);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = remora_dt_get(otype, &op->ot)) != MPI_SUCCESS || (rc = remora_dt_get(ttype, &op->tt)) != MPI_SUCCESS)
+        return remora_err(rc, "invalid datatype");
+    __int128 obytes = (__int128)ocount * op->ot->size, tbytes = (__int128)tcount * op->tt->size;
+    if (obytes != tbytes)
+        return remora_err(MPI_ERR_TYPE, "origin holds %lld bytes, target %lld", (long long)obytes, (long long)tbytes);
+    if ((rc = remora_rma_target(w, target, tdisp, op->tt, tcount, &op->peer, &op->target_off)) != MPI_SUCCESS)
+        return rc;
+    if (obytes == 0)
+        return -1;
+    op->origin = oaddr;
+    op->ocount = ocount;
+    op->tcount = tcount;
+    op->bytes = (MPI_Aint)obytes;
+    return MPI_SUCCESS;
+}
+
+/* Moving the pieces: directly for mapped targets, batched iovecs for CMA. */
+struct mover {
+    const struct rma_op *op;
+    int put;
+    int nv;
+    struct iovec local[IOV_BATCH], remote[IOV_BATCH];
+};
+
+static int drain(struct mover *m)
+{
+    int err = 0;
+    if (m->nv)
+        err = m->put ? remora_cma_writev(m->op->peer.pid, m->local, (size_t)m->nv, m->remote, (size_t)m->nv)
+                     : remora_cma_readv(m->op->peer.pid, m->local, (size_t)m->nv, m->remote, (size_t)m->nv);
+    m->nv = 0;
+    return err;
+}
+
+static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
+{
+    struct mover *m = arg;
+    const struct rma_op *op = m->op;
+    char *o = op->origin + odisp, *t = remora_addr(&op->peer, op->target_off + (uint64_t)tdisp);
+    if (op->peer.kind == REMORA_PEER_MAPPED) {
+        if (m->put)
+            memmove(t, o, (size_t)len);
+        else
+            memmove(o, t, (size_t)len);
+        return 0;
+    }
+    m->local[m->nv] = (struct iovec){o, (size_t)len};
+    m->remote[m->nv] = (struct iovec){t, (size_t)len};
+    return ++m->nv == IOV_BATCH ? drain(m) : 0;
+}
+
+static int move(const struct rma_op *op, int put)
+{
+    struct mover m = {.op = op, .put = put};
+    int err;
+    if (op->ot->contiguous && op->tt->contiguous)
+        err = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
+    else
+        err = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
+    if (!err)
+        err = drain(&m);
+    if (err)
+        return remora_err(MPI_ERR_OTHER, "transfer to/from process %d failed: %s", (int)op->peer.pid, strerror(err));
+    return MPI_SUCCESS;
+}
+
+/* Point the fast path's hint at type, if it is predefined. */
+static void hint_type(struct remora_win *w, MPI_Datatype type)
+{
+    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    if (e && atomic_load_explicit(&w->type_hint, memory_order_relaxed) != e)
+        atomic_store_explicit(&w->type_hint, e, memory_order_relaxed);
+}
+
+int remora_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+               MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype)
+{
+    struct rma_op op;
+    if (otype == ttype)
+        hint_type(w, otype);
+    int rc = check(w, (void *)oaddr, ocount, otype, target, tdisp, tcount, ttype, &op);
+    return rc == MPI_SUCCESS ? move(&op, 1) : rc < 0 ? MPI_SUCCESS : rc;
+}
+
+int remora_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+               MPI_Count tcount, MPI_Datatype ttype)
+{
+    struct rma_op op;
+    if (otype == ttype)
+        hint_type(w, otype);
+    int rc = check(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &op);
+    return rc == MPI_SUCCESS ? move(&op, 0) : rc < 0 ? MPI_SUCCESS : rc;
+}

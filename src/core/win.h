@@ -1,0 +1,142 @@
+/* A window: what every process knows about it, and the remotely accessible
+ * control block of each rank.
+ *
+ * Control blocks live in the node's shared segment of the window, one per
+ * rank on the node, cache-line aligned and apart from local-only state.  The
+ * synchronisation protocols (lock.c, pscw.c, fence.c) touch them only through
+ * the transport's atomics (transport/transport.h), so the same code serves
+ * peers on the node (CPU atomics) and across nodes (UCX atomics). */
+#ifndef REMORA_CORE_WIN_H
+#define REMORA_CORE_WIN_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/attr.h"
+#include "core/errhandler.h"
+#include "core/type_table.h"
+#include "core/win_table.h"
+#include "runtime/segment.h"
+#include "transport/transport.h"
+
+#define REMORA_CACHELINE 64
+
+/* ---- remotely accessible state of one rank ------------------------------- */
+struct remora_ctrl {
+    /* Local lock word (lock.c): bit 0 exclusive holder, bits 1..31 shared
+     * holders (+2 each), bits 32..63 exclusive lockers waiting (+2^32 each). */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t lock_local;
+    /* Global lock word, used at the master (rank 0) only (lock.c). */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t lock_global;
+    /* PSCW: completions received by this rank as a target (pscw.c). */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_complete;
+    /* Accumulate lock for what CPU/network atomics cannot do (accumulate.c). */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_lock;
+    /* Dynamic windows: sequence number of the region table (dynamic.c), odd
+     * while its owner changes it. */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t dyn_generation;
+    /* PSCW: posts received by this rank as an origin, from each rank i of the
+     * window (pscw.c): pscw_post[i] counts MPI_Win_post calls of i naming us. */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_post[];
+};
+
+/* Offsets of the control words, as the transport addresses them. */
+#define REMORA_CTRL_LOCK_LOCAL offsetof(struct remora_ctrl, lock_local)
+#define REMORA_CTRL_LOCK_GLOBAL offsetof(struct remora_ctrl, lock_global)
+#define REMORA_CTRL_PSCW_COMPLETE offsetof(struct remora_ctrl, pscw_complete)
+#define REMORA_CTRL_ACC_LOCK offsetof(struct remora_ctrl, acc_lock)
+#define REMORA_CTRL_DYN_GENERATION offsetof(struct remora_ctrl, dyn_generation)
+#define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
+
+/* Node-wide words of a window's segment (the shared-memory fence barrier). */
+struct remora_node_header {
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_arrived;
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_generation;
+};
+
+/* ---- the window ----------------------------------------------------------- */
+enum remora_lock_state { REMORA_LOCK_NONE, REMORA_LOCK_PENDING, REMORA_LOCK_SHARED_HELD, REMORA_LOCK_EXCL_HELD };
+
+/* Window-wide access states (remora_win.access_all). */
+enum { REMORA_ALL_FENCE = 1, REMORA_ALL_LOCK_ALL = 2 };
+
+struct remora_win {
+    /* read by every RMA call */
+    uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
+    int comm_size;
+    struct remora_peer *peers;      /* [comm_size]                                   */
+    /* The predefined type last moved on this window: programs mostly move one
+     * type per window, and one compare beats a hash lookup.  Entries are
+     * immutable, so one pointer load gives a consistent (handle, size). */
+    const struct remora_type_entry *_Atomic type_hint;
+    _Atomic unsigned access_all;    /* REMORA_ALL_*: every target reachable          */
+    int rank;
+    int flavor;                     /* MPI_WIN_FLAVOR_*                               */
+    int amo_domain;                 /* enum remora_peer_kind of the protocol atomics */
+
+    /* identity */
+    int index;                      /* Fortran handle, table index                   */
+    MPI_Comm comm;                  /* private duplicate of the user's communicator   */
+    MPI_Group group;                /* of comm, made on first need                    */
+    void *base;
+    MPI_Aint size;
+    int disp_unit;
+    int model;                      /* MPI_WIN_UNIFIED                                */
+
+    /* memory */
+    MPI_Comm node_comm;             /* this window's processes in my protocol domain  */
+    int node_rank, node_size;
+    int node_all;                   /* the whole window is in node_comm               */
+    int *node_of_rank;              /* window rank -> node_comm rank (or -1)          */
+    struct remora_segment seg;      /* node segment: header, control blocks, data     */
+    struct remora_node_header *node_hdr;
+    struct remora_ctrl *ctrl;       /* mine                                           */
+    size_t ctrl_stride;
+    int shared_noncontig;
+    void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
+    uint32_t dyn_cap;               /* regions per table                                      */
+    pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
+
+    /* epochs: changed by synchronisation calls under sync_lock, never held while waiting */
+    pthread_mutex_t sync_lock;
+    int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
+    int lock_all_held;
+    int locks_held;                 /* per-target locks held or being acquired          */
+    uint8_t *lock_state;            /* [comm_size] enum remora_lock_state               */
+    int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
+    uint64_t *starts_toward;        /* [comm_size] cumulative starts naming each rank   */
+    int *post_group; int post_n;    /* PSCW exposure epoch                              */
+    int post_open;
+    uint64_t completions_expected;  /* cumulative group sizes of our posts               */
+
+    /* user-visible properties */
+    struct remora_errh errh;
+    struct remora_attr *attrs;
+    char name[MPI_MAX_OBJECT_NAME];
+    MPI_Info info;                  /* hints as set by the user (host info object)       */
+    MPI_Aint attr_size;             /* values the predefined attributes point to        */
+    int attr_disp_unit, attr_flavor, attr_model;
+};
+
+/* Is window w's rank `target` reachable by RMA right now? */
+static inline int remora_epoch_allows(const struct remora_win *w, const struct remora_peer *p)
+{
+    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) |
+            atomic_load_explicit(&p->access, memory_order_relaxed)) != 0;
+}
+
+
+
+/* ---- lifetime (win.c) ------------------------------------------------------ */
+/* Collective over comm.  flavor: MPI_WIN_FLAVOR_CREATE (user_base is the user's
+ * memory), _ALLOCATE, _SHARED (allocated in memory the node shares), _DYNAMIC.
+ * Returns MPI_SUCCESS or an error class, the same on every process. */
+int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI_Info info, void *user_base,
+                      struct remora_win **out);
+int remora_win_free(struct remora_win *w);
+int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base);
+int remora_check_target(const struct remora_win *w, int target);
+#endif

@@ -1,0 +1,37 @@
+/* Window handles.  The user holds Remora's own handle; the host never sees it.
+ *   Open MPI: the handle is the struct remora_win pointer cast to MPI_Win.
+ *   MPICH:    MPI_Win is an int; the handle is REMORA_MPICH_WIN_BASE + index.
+ * Every window also has an index (its Fortran handle).  The table grows in
+ * fixed chunks that never move, so lookups need no lock. */
+#ifndef REMORA_CORE_WIN_TABLE_H
+#define REMORA_CORE_WIN_TABLE_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct remora_win;
+
+#define REMORA_WIN_CHUNK 256
+#define REMORA_WIN_CHUNKS 4096          /* up to 1M windows alive at once */
+/* First word of a live window.  Odd, so the first word of a host object (an
+ * aligned pointer: Open MPI's MPI_WIN_NULL starts with its class pointer) can
+ * never be mistaken for it. */
+#define REMORA_WIN_MAGIC 0x52574e45u
+#define REMORA_MPICH_WIN_BASE 0x5e000000
+
+struct remora_win_table {
+    struct remora_win **_Atomic chunk[REMORA_WIN_CHUNKS];
+    int next_unused;     /* indices below it have been handed out at least once   */
+    int *free_idx;       /* freed indices, reused first                           */
+    int nfree, cap_free;
+};
+
+/* Gives `w` an index (>= 1; 0 is MPI_WIN_NULL's Fortran handle).  Caller holds remora_ctx.lock. */
+int remora_win_table_insert(struct remora_win_table *t, struct remora_win *w, int *index);
+void remora_win_table_remove(struct remora_win_table *t, int index);
+struct remora_win *remora_win_table_get(const struct remora_win_table *t, int index);
+/* Frees the chunks (at finalize). */
+void remora_win_table_destroy(struct remora_win_table *t);
+
+#endif

@@ -1,0 +1,37 @@
+/* Window handles as the user sees them (see core/win_table.h). */
+#ifndef REMORA_MPI_HANDLE_H
+#define REMORA_MPI_HANDLE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "core/win.h"
+#include "core/win_table.h"
+#include "runtime/context.h"
+
+/* The window behind a handle, or NULL (MPI_WIN_NULL, freed, not ours). */
+static inline struct remora_win *remora_win_from_handle(MPI_Win h)
+{
+#if defined(OPEN_MPI)
+    /* MPI_WIN_NULL is a host object: its first word is a pointer, never our magic */
+    struct remora_win *w = (struct remora_win *)h;
+    return w && w->magic == REMORA_WIN_MAGIC ? w : NULL;
+#else
+    unsigned idx = (unsigned)h - REMORA_MPICH_WIN_BASE;
+    if (idx >= REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS)
+        return NULL;
+    struct remora_win **c = atomic_load_explicit(&remora_ctx.wins.chunk[idx / REMORA_WIN_CHUNK], memory_order_acquire);
+    return c ? c[idx % REMORA_WIN_CHUNK] : NULL;
+#endif
+}
+
+static inline MPI_Win remora_win_handle(const struct remora_win *w)
+{
+#if defined(OPEN_MPI)
+    return (MPI_Win)(uintptr_t)w;
+#else
+    return (MPI_Win)(REMORA_MPICH_WIN_BASE + w->index);
+#endif
+}
+
+#endif

@@ -1,0 +1,109 @@
+/* Request-based RMA: MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate.
+ *
+ * Every transport completes an operation before the call returns (remote
+ * completion included), so the request handed back is a host generalized
+ * request that is complete from birth: MPI_Wait/Test/Waitall/... treat it
+ * like any of the host's own requests. */
+#include "core/accumulate.h"
+#include "core/rma.h"
+#include "mpi/api.h"
+
+static int query_fn(void *extra, MPI_Status *status)
+{
+    (void)extra;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+static int free_fn(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra, (void)complete;
+    return MPI_SUCCESS;
+}
+
+/* The standard allows request-based operations only in passive-target epochs. */
+static int passive_epoch(struct remora_win *w, int target)
+{
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int rc = remora_check_target(w, target);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL)
+        return MPI_SUCCESS;
+    if (atomic_load_explicit(&w->peers[target].access, memory_order_relaxed) &
+        (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL))
+        return MPI_SUCCESS;
+    return remora_err(MPI_ERR_RMA_SYNC, "request-based RMA outside a passive-target epoch on target %d", target);
+}
+
+/* Finish a request-based call: rc from the operation, a complete request on success. */
+static int finish(struct remora_win *w, int rc, MPI_Request *request, const char *fn)
+{
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, request);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Grequest_complete(*request);
+    }
+    if (rc != MPI_SUCCESS)
+        *request = MPI_REQUEST_NULL;
+    return remora_done(w, rc, fn);
+}
+
+REMORA_API int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int rc = passive_epoch(w, target_rank);
+    if (rc == MPI_SUCCESS)
+        rc = remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype);
+    return finish(w, rc, request, __func__);
+}
+
+REMORA_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int rc = passive_epoch(w, target_rank);
+    if (rc == MPI_SUCCESS)
+        rc = remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype);
+    return finish(w, rc, request, __func__);
+}
+
+REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                               MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int rc = passive_epoch(w, target_rank);
+    if (rc == MPI_SUCCESS)
+        rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                               target_disp, target_count, target_datatype, op);
+    return finish(w, rc, request, __func__);
+}
+
+REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                   void *result_addr, int result_count, MPI_Datatype result_datatype,
+                                   int target_rank, MPI_Aint target_disp, int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int rc = passive_epoch(w, target_rank);
+    if (rc == MPI_SUCCESS)
+        rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                               result_datatype, target_rank, target_disp, target_count, target_datatype, op);
+    return finish(w, rc, request, __func__);
+}

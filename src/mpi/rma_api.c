@@ -1,0 +1,77 @@
+/* MPI_Put and MPI_Get (and their MPI-4 large-count forms). */
+#include "core/rma.h"
+#include "mpi/api.h"
+
+/* The slow paths are separate functions so that the fast path saves no registers. */
+static __attribute__((noinline)) int put_slow(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                              int target_rank, MPI_Aint target_disp, int target_count,
+                                              MPI_Datatype target_datatype, MPI_Win win)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype), "MPI_Put");
+}
+
+static __attribute__((noinline)) int get_slow(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                              int target_rank, MPI_Aint target_disp, int target_count,
+                                              MPI_Datatype target_datatype, MPI_Win win)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype), "MPI_Get");
+}
+
+/* Once the origin and target type and count are known equal, the slow path is
+ * called with the origin's twice: fewer live registers, no saves on the fast path. */
+REMORA_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    if (origin_datatype != target_datatype || origin_count != target_count)
+        return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win);
+    const struct remora_win *w = remora_win_from_handle(win);
+    char *dst;
+    uint64_t n;
+    if (__builtin_expect(w && remora_fast_target(w, origin_count, origin_datatype, target_rank, target_disp, &dst, &n), 1)) {
+        remora_shm_copy(dst, origin_addr, n);
+        return MPI_SUCCESS;
+    }
+    return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
+                    origin_datatype, win);
+}
+
+REMORA_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    if (origin_datatype != target_datatype || origin_count != target_count)
+        return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win);
+    const struct remora_win *w = remora_win_from_handle(win);
+    char *src;
+    uint64_t n;
+    if (__builtin_expect(w && remora_fast_target(w, origin_count, origin_datatype, target_rank, target_disp, &src, &n), 1)) {
+        remora_shm_copy(origin_addr, src, n);
+        return MPI_SUCCESS;
+    }
+    return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
+                    origin_datatype, win);
+}
+
+#if MPI_VERSION >= 4
+REMORA_API int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                         int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                         MPI_Datatype target_datatype, MPI_Win win)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype), __func__);
+}
+
+REMORA_API int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                     target_count, target_datatype), __func__);
+}
+#endif

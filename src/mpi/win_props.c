@@ -1,0 +1,158 @@
+/* What a window carries besides memory: attributes, name, info, group, error
+ * handlers, Fortran handles. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi/api.h"
+#include "runtime/context.h"
+
+/* ---- attributes ---- */
+REMORA_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
+                                     int *keyval, void *extra_state)
+{
+    int rc = remora_keyval_create(copy_fn, delete_fn, extra_state, keyval);
+    return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
+}
+
+REMORA_API int MPI_Win_free_keyval(int *keyval)
+{
+    int rc = remora_keyval_free(keyval);
+    return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
+}
+
+REMORA_API int MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_attr_set(w, keyval, attribute_val), __func__);
+}
+
+REMORA_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_attr_get(w, keyval, attribute_val, flag), __func__);
+}
+
+REMORA_API int MPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_attr_delete(w, keyval), __func__);
+}
+
+/* ---- name ---- */
+REMORA_API int MPI_Win_set_name(MPI_Win win, const char *name)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    if (!name)
+        return remora_done(w, remora_err(MPI_ERR_ARG, "NULL name"), __func__);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+REMORA_API int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    strcpy(name, w->name);
+    *resultlen = (int)strlen(w->name);
+    return MPI_SUCCESS;
+}
+
+/* ---- info ---- */
+/* Hints Remora understands, with the value in force when the user set none. */
+static const char *const default_hints[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+};
+
+REMORA_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int rc = PMPI_Info_dup(w->info, info_used);
+    if (rc != MPI_SUCCESS)
+        return remora_done(w, remora_err(MPI_ERR_NO_MEM, "info"), __func__);
+    for (size_t i = 0; i < sizeof default_hints / sizeof *default_hints; i++) {
+        int len, flag;
+        PMPI_Info_get_valuelen(*info_used, default_hints[i][0], &len, &flag);
+        if (!flag)
+            PMPI_Info_set(*info_used, default_hints[i][0], default_hints[i][1]);
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
+        PMPI_Info_set(*info_used, "alloc_shared_noncontig", w->shared_noncontig ? "true" : "false");
+    return MPI_SUCCESS;
+}
+
+REMORA_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    int nkeys;
+    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return remora_done(w, remora_err(MPI_ERR_INFO, "invalid info object"), __func__);
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (flag)
+            PMPI_Info_set(w->info, key, value);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- group ---- */
+REMORA_API int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, PMPI_Comm_group(w->comm, group), __func__);
+}
+
+/* ---- error handlers ---- */
+REMORA_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = remora_errhandler_create(fn, errhandler);
+    return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
+}
+
+REMORA_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    struct remora_errh h;
+    int rc = remora_errh_acquire(errhandler, &h);
+    if (rc != MPI_SUCCESS)
+        return remora_done(w, rc, __func__);
+    struct remora_errh old = w->errh;
+    w->errh = h;
+    remora_errh_release(&old);
+    return MPI_SUCCESS;
+}
+
+REMORA_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    return remora_done(w, remora_errh_handle_for_user(&w->errh, errhandler), __func__);
+}
+
+REMORA_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    REMORA_WIN_OR_RETURN(w, win);
+    remora_raise(w, MPI_COMM_NULL, errorcode, __func__, "MPI_Win_call_errhandler");
+    return MPI_SUCCESS;
+}
+
+/* ---- Fortran handles ---- */
+/* MPICH defines MPI_Win_c2f/f2c as casts in mpi.h: its Fortran handle of a
+ * window is the C handle itself, ours included.  Open MPI has functions. */
+#if defined(OPEN_MPI)
+REMORA_API MPI_Fint MPI_Win_c2f(MPI_Win win)
+{
+    struct remora_win *w = remora_win_from_handle(win);
+    return w ? (MPI_Fint)w->index : 0;
+}
+
+REMORA_API MPI_Win MPI_Win_f2c(MPI_Fint win)
+{
+    struct remora_win *w = remora_win_table_get(&remora_ctx.wins, (int)win);
+    return w ? remora_win_handle(w) : MPI_WIN_NULL;
+}
+#endif

@@ -1,0 +1,48 @@
+/* REMORA_* environment variables.  Unknown values are reported, never fatal:
+ * a typo must not stop a production job, but it must not pass silently. */
+#include "runtime/config.h"
+#include "runtime/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int choose(const char *var, const char *const *names, int n, int dflt)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return dflt;
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    remora_log(REMORA_LOG_WARN, "%s=%s is not one of the known values; using %s", var, v, names[dflt]);
+    return dflt;
+}
+
+static int number(const char *var, int dflt, int min)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < min || x > (1 << 30)) {
+        remora_log(REMORA_LOG_WARN, "%s=%s is not a number >= %d; using %d", var, v, min, dflt);
+        return dflt;
+    }
+    return (int)x;
+}
+
+void remora_config_read(struct remora_config *cfg)
+{
+    static const char *const transports[] = {"auto", "ucx"};
+    static const char *const progress[] = {"auto", "on", "off"};
+    static const char *const levels[] = {"error", "warn", "info", "debug"};
+
+    cfg->log_level = (enum remora_log_level)choose("REMORA_LOG", levels, 4, REMORA_LOG_WARN);
+    cfg->transport = (enum remora_transport_choice)choose("REMORA_TRANSPORT", transports, 2, REMORA_TRANSPORT_AUTO);
+    cfg->progress_thread = (enum remora_progress_choice)choose("REMORA_PROGRESS_THREAD", progress, 3, REMORA_PROGRESS_AUTO);
+    cfg->node_size = number("REMORA_NODE_SIZE", 0, 0);
+    cfg->ucx_instances = number("REMORA_UCX_INSTANCES", 16, 1);
+    cfg->shm_pool_mib = number("REMORA_ALLOC_MEM_POOL_MIB", 1024, 0);
+    cfg->dyn_regions = number("REMORA_DYN_REGIONS", 4096, 1);
+}

@@ -1,0 +1,27 @@
+/* Configuration from REMORA_* environment variables, read once at MPI_Init. */
+#ifndef REMORA_RUNTIME_CONFIG_H
+#define REMORA_RUNTIME_CONFIG_H
+
+enum remora_transport_choice {
+    REMORA_TRANSPORT_AUTO,  /* shared memory on a node, UCX across nodes           */
+    REMORA_TRANSPORT_UCX,   /* every peer is off-node (tests the network path)      */
+};
+
+enum remora_progress_choice { REMORA_PROGRESS_AUTO, REMORA_PROGRESS_ON, REMORA_PROGRESS_OFF };
+
+enum remora_log_level { REMORA_LOG_ERROR, REMORA_LOG_WARN, REMORA_LOG_INFO, REMORA_LOG_DEBUG };
+
+struct remora_config {
+    enum remora_transport_choice transport; /* REMORA_TRANSPORT=auto|ucx                      */
+    int node_size;          /* REMORA_NODE_SIZE=k: simulate nodes of k ranks (0: real nodes)   */
+    int ucx_instances;      /* REMORA_UCX_INSTANCES: max communication resource instances      */
+    enum remora_progress_choice progress_thread; /* REMORA_PROGRESS_THREAD=auto|on|off         */
+    enum remora_log_level log_level;             /* REMORA_LOG=error|warn|info|debug           */
+    int shm_pool_mib;       /* REMORA_ALLOC_MEM_POOL_MIB: MPI_Alloc_mem shared pool per process */
+    int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
+};
+
+/* Fills *cfg from the environment; a malformed value is reported and the default kept. */
+void remora_config_read(struct remora_config *cfg);
+
+#endif
