@@ -5,6 +5,8 @@
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 
+pkg_check_modules(REMORA_UCX REQUIRED IMPORTED_TARGET ucx)
+
 set(REMORA_FLAVOURS "")
 pkg_check_modules(REMORA_OMPI IMPORTED_TARGET ompi-c)
 if(REMORA_OMPI_FOUND)

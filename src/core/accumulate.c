@@ -81,11 +81,31 @@ static const struct atomics { atomic_update_fn update; atomic_cas_fn cas; } *ato
 }
 
 /* The CPU atomics that may update the element at addr of peer p, or NULL (locked mode). */
-static const struct atomics *atomic_mode(const struct remora_peer *p, const char *addr, size_t esz)
+static const struct atomics *atomic_mode(const struct remora_win *w, const struct remora_peer *p, const char *addr,
+                                         size_t esz)
 {
-    if (p->kind != REMORA_PEER_MAPPED || p->acc_locked || (uintptr_t)addr % esz)
+    if (w->amo_domain != REMORA_PEER_MAPPED || p->kind != REMORA_PEER_MAPPED || p->acc_locked || (uintptr_t)addr % esz)
         return NULL;
     return atomics_for(esz);
+}
+
+/* In the network domain: the network atomic doing op on an element, or -1
+ * (locked mode).  Networks do 4- and 8-byte add, and, or, xor, swap, cswap. */
+static int net_atomic(const struct remora_win *w, enum remora_op op, const struct remora_type_entry *b,
+                      const char *addr, size_t esz)
+{
+    if (w->amo_domain != REMORA_PEER_UCX || (esz != 4 && esz != 8) || (uintptr_t)addr % esz)
+        return -1;
+    int integer = b->tclass == REMORA_TC_INT;
+    switch (op) {
+    case REMORA_OP_SUM: return integer ? REMORA_AMO_FADD : -1;
+    case REMORA_OP_BAND: return integer ? REMORA_AMO_AND : -1;
+    case REMORA_OP_BOR: return integer ? REMORA_AMO_OR : -1;
+    case REMORA_OP_BXOR: return integer ? REMORA_AMO_XOR : -1;
+    case REMORA_OP_REPLACE: return REMORA_AMO_SWAP;
+    case REMORA_OP_NO_OP: return REMORA_AMO_LOAD;
+    default: return -1;
+    }
 }
 
 /* ---- the accumulate lock ----------------------------------------------------- */
@@ -133,20 +153,46 @@ static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *
             a->kernel(t, o, len / a->esz);
         return 0;
     }
+    /* read, modify, write; network transfers complete at a flush, which must
+     * come before the data is used and before the lock is released */
     char *tmp = malloc(len);
     if (!tmp)
         return ENOMEM;
     int err = remora_tp_get(p, off, tmp, len);
+    if (!err && p->kind == REMORA_PEER_UCX)
+        err = remora_tp_flush(a->w->amo_domain, p);
     if (!err) {
         if (r)
             memcpy(r, tmp, len);
         if (a->op != REMORA_OP_NO_OP) {
             a->kernel(tmp, o, len / a->esz);
             err = remora_tp_put(p, off, tmp, len);
+            if (!err && p->kind == REMORA_PEER_UCX)
+                err = remora_tp_flush(a->w->amo_domain, p);
         }
     }
     free(tmp);
     return err;
+}
+
+/* A piece with network atomics, element by element.  They are waited for when
+ * a result is wanted or accumulate_ordering asks for order; otherwise they
+ * complete at the next flush. */
+static int net_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len, int amo)
+{
+    int wait = r || a->w->acc_ordered;
+    for (size_t i = 0; i < len; i += a->esz) {
+        uint64_t operand = 0, old = 0;
+        if (o)
+            memcpy(&operand, o + i, a->esz);
+        int err = remora_ucx_amo_data(&a->peer, off + i, (enum remora_amo_op)amo, a->esz, operand, 0,
+                                      wait ? &old : NULL);
+        if (err)
+            return err;
+        if (r)
+            memcpy(r + i, &old, a->esz);
+    }
+    return 0;
 }
 
 /* Walk the target layout, updating each piece in its mode. */
@@ -163,10 +209,13 @@ static int apply(const struct acc *a)
         const char *o = a->origin ? a->origin + pos : NULL;
         char *r = a->result ? a->result + pos : NULL;
         char *t = remora_addr(&a->peer, off);
-        const struct atomics *atomic = atomic_mode(&a->peer, t, a->esz);
+        const struct atomics *atomic = atomic_mode(a->w, &a->peer, t, a->esz);
+        int amo = net_atomic(a->w, a->op, a->basic, t, a->esz);
         if (atomic) {
             for (size_t i = 0; i < (size_t)len; i += a->esz)
                 atomic->update(t + i, o ? o + i : NULL, r ? r + i : NULL, a->op, a->kernel, integer);
+        } else if (amo >= 0) {
+            err = net_piece(a, off, o, r, (size_t)len, amo);
         } else {
             if (!locked++)
                 acc_lock(a->w, a->target);
@@ -307,16 +356,30 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
     if (rc != MPI_SUCCESS)
         return rc;
     const struct remora_peer *p = &view;
-    const struct atomics *atomic = atomic_mode(p, remora_addr(p, off), e->size);
+    const struct atomics *atomic = atomic_mode(w, p, remora_addr(p, off), e->size);
     if (atomic) {
         atomic->cas(remora_addr(p, off), oaddr, caddr, raddr);
+        return MPI_SUCCESS;
+    }
+    if (net_atomic(w, REMORA_OP_REPLACE, e, remora_addr(p, off), e->size) >= 0) {
+        uint64_t desired = 0, expected = 0, old = 0;
+        memcpy(&desired, oaddr, e->size);
+        memcpy(&expected, caddr, e->size);
+        if (remora_ucx_amo_data(p, off, REMORA_AMO_CSWAP, e->size, desired, expected, &old) != 0)
+            return remora_err(MPI_ERR_OTHER, "compare-and-swap at target %d failed", target);
+        memcpy(raddr, &old, e->size);
         return MPI_SUCCESS;
     }
     unsigned char cur[16];
     acc_lock(w, target);
     int err = remora_tp_get(p, off, cur, e->size);
-    if (!err && memcmp(cur, caddr, e->size) == 0)
+    if (!err && p->kind == REMORA_PEER_UCX)
+        err = remora_tp_flush(w->amo_domain, p);
+    if (!err && memcmp(cur, caddr, e->size) == 0) {
         err = remora_tp_put(p, off, oaddr, e->size);
+        if (!err && p->kind == REMORA_PEER_UCX)
+            err = remora_tp_flush(w->amo_domain, p);
+    }
     acc_unlock(w, target);
     if (err)
         return remora_err(MPI_ERR_OTHER, "compare-and-swap at target %d failed (errno %d)", target, err);

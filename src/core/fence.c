@@ -51,7 +51,7 @@ int remora_fence(struct remora_win *w, int assert)
         return rc;
 
     if (!(assert & MPI_MODE_NOPRECEDE))
-        remora_tp_flush(NULL);
+        remora_tp_flush(w->amo_domain, NULL);
     /* With nothing before and nothing after, there is nothing to order. */
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         remora_win_barrier(w);

@@ -17,11 +17,11 @@ int remora_flush(struct remora_win *w, int target, int local_only)
             !(atomic_load_explicit(&w->peers[target].access, memory_order_relaxed) &
               (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
             return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
-        return remora_tp_flush(&w->peers[target]) ? MPI_ERR_OTHER : MPI_SUCCESS;
+        return remora_tp_flush(w->amo_domain, &w->peers[target]) ? MPI_ERR_OTHER : MPI_SUCCESS;
     }
     if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) && !w->locks_held)
         return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
-    return remora_tp_flush(NULL) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return remora_tp_flush(w->amo_domain, NULL) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 int remora_win_sync(struct remora_win *w)

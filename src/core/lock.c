@@ -182,7 +182,7 @@ int remora_unlock(struct remora_win *w, int target)
     atomic_store_explicit(&w->peers[target].access, 0, memory_order_relaxed);
     pthread_mutex_unlock(&w->sync_lock);
 
-    remora_tp_flush(&w->peers[target]);
+    remora_tp_flush(w->amo_domain, &w->peers[target]);
     if (!(state & 0x80)) {
         if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
             fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
@@ -228,7 +228,7 @@ int remora_unlock_all(struct remora_win *w)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
-    remora_tp_flush(NULL);
+    remora_tp_flush(w->amo_domain, NULL);
     if (!(held & 2))
         fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
     w->lock_all_held = 0;

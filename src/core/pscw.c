@@ -152,7 +152,7 @@ int remora_complete(struct remora_win *w)
 
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&w->peers[ranks[i]].access, 0, memory_order_relaxed);
-    remora_tp_flush(NULL);
+    remora_tp_flush(w->amo_domain, NULL);
     for (int i = 0; i < n; i++)
         remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_FADD, 1, 0);
     free(ranks);

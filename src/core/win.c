@@ -16,6 +16,7 @@
 #include "core/dynamic.h"
 #include "core/sync.h"
 #include "core/win.h"
+#include "core/win_net.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
 #include "transport/dispatch.h"
@@ -49,6 +50,14 @@ static int info_true(MPI_Info info, const char *key)
     int flag = 0;
     PMPI_Info_get(info, key, sizeof value - 1, value, &flag);
     return flag && strcmp(value, "true") == 0;
+}
+
+void remora_win_apply_hints(struct remora_win *w)
+{
+    char value[64] = "";
+    int flag = 0;
+    PMPI_Info_get(w->info, "accumulate_ordering", sizeof value - 1, value, &flag);
+    w->acc_ordered = !(flag && strcmp(value, "none") == 0);
 }
 
 /* Local argument checks; the result is agreed on by all before anyone proceeds. */
@@ -167,18 +176,12 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
         free(offset);
         return remora_err(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared over processes that cannot share memory");
     }
-    /* On one node: CPU atomics.  Across nodes every atomic would go through the
-     * network transport, which this build does not have yet. */
+    /* One atomicity domain per window: CPU atomics when it lives on one node,
+     * the network's for every word (on-node peers' too) when it spans nodes. */
     w->amo_domain = REMORA_PEER_MAPPED;
-    int single_domain = 1;
     for (int r = 0; r < n; r++)
-        single_domain &= ri[r].node_id == ri[me].node_id;
-    if (!single_domain) {
-        free(members);
-        free(offset);
-        return remora_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                          "this window spans nodes, and Remora's network transport is not available");
-    }
+        if (ri[r].node_id != ri[me].node_id)
+            w->amo_domain = REMORA_PEER_UCX;
 
     w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
     size_t ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
@@ -208,8 +211,16 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     w->ctrl = (struct remora_ctrl *)(seg + ctrl_start + w->ctrl_stride * (size_t)w->node_rank);
     for (int r = 0; r < n; r++) {
         int k = w->node_of_rank[r];
-        fill_peer(w, r, ri, k >= 0 ? seg + offset[k] : NULL);
-        w->peers[r].ctrl = (struct remora_ctrl *)(seg + ctrl_start + w->ctrl_stride * (size_t)k);
+        if (k >= 0) {
+            fill_peer(w, r, ri, seg + offset[k]);
+            w->peers[r].ctrl = (struct remora_ctrl *)(seg + ctrl_start + w->ctrl_stride * (size_t)k);
+        } else { /* another node: the network side gives its addresses */
+            struct remora_peer *p = &w->peers[r];
+            p->kind = REMORA_PEER_UCX;
+            p->size = (uint64_t)ri[r].size;
+            p->disp_unit = (uint32_t)ri[r].disp_unit;
+            p->pid = ri[r].pid;
+        }
     }
     if (w->flavor == MPI_WIN_FLAVOR_CREATE) {
         w->base = user_base;
@@ -221,6 +232,8 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
         w->base = w->peers[me].base;
     free(members);
     free(offset);
+    if (w->amo_domain == REMORA_PEER_UCX)
+        return remora_win_net_create(w, user_base, (size_t)ri[me].size);
     return MPI_SUCCESS;
 }
 
@@ -263,6 +276,7 @@ static struct remora_win *win_alloc(int n)
 /* Undo what creation or use built, in reverse; local. */
 static void win_release(struct remora_win *w)
 {
+    remora_win_net_free(w);
     remora_segment_destroy(&w->seg);
     if (w->group != MPI_GROUP_NULL)
         PMPI_Group_free(&w->group);
@@ -315,6 +329,7 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
         PMPI_Info_dup(info, &w->info);
     else
         PMPI_Info_create(&w->info);
+    remora_win_apply_hints(w);
 
     struct rank_info mine = {.node_id = remora_ctx.node_id, .shm_id = remora_ctx.shm_id,
                              .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .pid = remora_ctx.pid,
@@ -353,7 +368,7 @@ int remora_win_free(struct remora_win *w)
     if (rc != MPI_SUCCESS)
         return rc;
     /* after this barrier nobody touches our memory or control block any more */
-    remora_tp_flush(NULL);
+    remora_tp_flush(w->amo_domain, NULL);
     remora_win_barrier(w);
     pthread_mutex_lock(&remora_ctx.lock);
     remora_win_table_remove(&remora_ctx.wins, w->index);

@@ -22,6 +22,8 @@
 #include "runtime/segment.h"
 #include "transport/transport.h"
 
+struct remora_win_net;
+
 #define REMORA_CACHELINE 64
 
 /* ---- remotely accessible state of one rank ------------------------------- */
@@ -96,6 +98,7 @@ struct remora_win {
     struct remora_ctrl *ctrl;       /* mine                                           */
     size_t ctrl_stride;
     int shared_noncontig;
+    struct remora_win_net *net;     /* the network side, when amo_domain is UCX (win_net.c)   */
     void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
     uint32_t dyn_cap;               /* regions per table                                      */
     pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
@@ -111,6 +114,9 @@ struct remora_win {
     int *post_group; int post_n;    /* PSCW exposure epoch                              */
     int post_open;
     uint64_t completions_expected;  /* cumulative group sizes of our posts               */
+
+    /* hints (MPI_Win_create info, MPI_Win_set_info) */
+    int acc_ordered;                /* accumulate_ordering is not "none"                 */
 
     /* user-visible properties */
     struct remora_errh errh;
@@ -139,4 +145,6 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
 int remora_win_free(struct remora_win *w);
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base);
 int remora_check_target(const struct remora_win *w, int target);
+/* Read the hints Remora acts on from w->info (creation, MPI_Win_set_info). */
+void remora_win_apply_hints(struct remora_win *w);
 #endif

@@ -1,12 +1,13 @@
 /* Request-based RMA: MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate.
  *
- * Every transport completes an operation before the call returns (remote
- * completion included), so the request handed back is a host generalized
- * request that is complete from birth: MPI_Wait/Test/Waitall/... treat it
- * like any of the host's own requests. */
+ * The operation is done and flushed to its target before the call returns, so
+ * the request handed back is a host generalized request that is complete from
+ * birth: MPI_Wait/Test/Waitall/... treat it like any of the host's own
+ * requests. */
 #include "core/accumulate.h"
 #include "core/rma.h"
 #include "mpi/api.h"
+#include "transport/dispatch.h"
 
 static int query_fn(void *extra, MPI_Status *status)
 {
@@ -46,9 +47,12 @@ static int passive_epoch(struct remora_win *w, int target)
     return remora_err(MPI_ERR_RMA_SYNC, "request-based RMA outside a passive-target epoch on target %d", target);
 }
 
-/* Finish a request-based call: rc from the operation, a complete request on success. */
-static int finish(struct remora_win *w, int rc, MPI_Request *request, const char *fn)
+/* Finish a request-based call: rc from the operation, a complete request on
+ * success.  The operation is flushed first: network transfers complete there. */
+static int finish(struct remora_win *w, int target, int rc, MPI_Request *request, const char *fn)
 {
+    if (rc == MPI_SUCCESS && target != MPI_PROC_NULL && remora_tp_flush(w->amo_domain, &w->peers[target]))
+        rc = remora_err(MPI_ERR_OTHER, "completing a request-based operation failed");
     if (rc == MPI_SUCCESS) {
         rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, request);
         if (rc == MPI_SUCCESS)
@@ -68,7 +72,7 @@ REMORA_API int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype 
     if (rc == MPI_SUCCESS)
         rc = remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype);
-    return finish(w, rc, request, __func__);
+    return finish(w, target_rank, rc, request, __func__);
 }
 
 REMORA_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -80,7 +84,7 @@ REMORA_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin
     if (rc == MPI_SUCCESS)
         rc = remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype);
-    return finish(w, rc, request, __func__);
+    return finish(w, target_rank, rc, request, __func__);
 }
 
 REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -92,7 +96,7 @@ REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Da
     if (rc == MPI_SUCCESS)
         rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
                                target_disp, target_count, target_datatype, op);
-    return finish(w, rc, request, __func__);
+    return finish(w, target_rank, rc, request, __func__);
 }
 
 REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -105,5 +109,5 @@ REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MP
     if (rc == MPI_SUCCESS)
         rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
                                result_datatype, target_rank, target_disp, target_count, target_datatype, op);
-    return finish(w, rc, request, __func__);
+    return finish(w, target_rank, rc, request, __func__);
 }

@@ -97,6 +97,7 @@ REMORA_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
         if (flag)
             PMPI_Info_set(w->info, key, value);
     }
+    remora_win_apply_hints(w);
     return MPI_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 struct remora_context remora_ctx = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .world_rank = -1,
+    .ucx = {.init_lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -118,6 +119,7 @@ void remora_context_finalize(void)
     if (!remora_ctx.initialized || remora_ctx.finalized)
         return;
     drop_leftover_windows();
+    remora_ucx_finalize();
     remora_dt_finalize();
     remora_errhandler_table_destroy(&remora_ctx.errhandlers);
     remora_keyval_table_destroy(&remora_ctx.keyvals);

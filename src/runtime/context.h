@@ -13,6 +13,7 @@
 
 #include "runtime/config.h"
 #include "runtime/pool.h"
+#include "transport/ucx.h"
 #include "core/type_table.h"
 #include "core/win_table.h"
 #include "core/attr.h"
@@ -45,6 +46,7 @@ struct remora_context {
     struct remora_errhandler_table errhandlers;
     uint64_t segment_serial;             /* names of POSIX-fallback segments */
     struct remora_pool pool;             /* MPI_Alloc_mem memory (runtime/pool.c) */
+    struct remora_ucx ucx;               /* network transport (transport/ucx.c)   */
 };
 
 extern struct remora_context remora_ctx;

@@ -7,6 +7,7 @@
 
 #include "transport/shm.h"
 #include "transport/transport.h"
+#include "transport/ucx.h"
 
 /* Put `len` bytes at byte offset `off` of the target's window memory.  0 or an errno. */
 static inline int remora_tp_put(const struct remora_peer *p, uint64_t off, const void *src, size_t len)
@@ -18,7 +19,7 @@ static inline int remora_tp_put(const struct remora_peer *p, uint64_t off, const
     case REMORA_PEER_CMA:
         return remora_cma_put(p->pid, remora_addr(p, off), src, len);
     default:
-        return ENOSYS;
+        return remora_ucx_put(p, off, src, len);
     }
 }
 
@@ -31,27 +32,35 @@ static inline int remora_tp_get(const struct remora_peer *p, uint64_t off, void 
     case REMORA_PEER_CMA:
         return remora_cma_get(p->pid, remora_addr(p, off), dst, len);
     default:
-        return ENOSYS;
+        return remora_ucx_get(p, off, dst, len);
     }
 }
 
-/* A 64-bit atomic on the word at `ctrl_off` of the target's control block. */
+/* A 64-bit atomic on the word at `ctrl_off` of the target's control block, in
+ * the window's atomicity domain. */
 static inline uint64_t remora_tp_amo(int domain, const struct remora_peer *p, size_t ctrl_off,
                                      enum remora_amo_op op, uint64_t operand, uint64_t compare)
 {
-    (void)domain; /* only the CPU domain exists on one node */
+    if (domain == REMORA_PEER_UCX)
+        return remora_ucx_amo_ctrl(p, ctrl_off, op, operand, compare);
     return remora_shm_amo((_Atomic uint64_t *)((char *)p->ctrl + ctrl_off), op, operand, compare);
 }
 
-/* Remote completion of what this process issued to p (all targets when p is NULL). */
-static inline int remora_tp_flush(const struct remora_peer *p)
+/* Remote completion of what this process issued to p (all targets when p is
+ * NULL); in the network domain, atomics on mapped peers' words too. */
+static inline int remora_tp_flush(int domain, const struct remora_peer *p)
 {
-    (void)p;
     remora_shm_flush();
+    if (domain == REMORA_PEER_UCX || (p && p->kind == REMORA_PEER_UCX))
+        return remora_ucx_flush(p);
     return 0;
 }
 
 /* Let the transports move what waits on us (a spinning caller calls this). */
-static inline void remora_tp_progress(int domain) { (void)domain; }
+static inline void remora_tp_progress(int domain)
+{
+    if (domain == REMORA_PEER_UCX)
+        remora_ucx_progress();
+}
 
 #endif

@@ -70,6 +70,9 @@ static inline void remora_peer_copy(struct remora_peer *dst, const struct remora
     dst->net = src->net;
 }
 
-enum remora_amo_op { REMORA_AMO_FADD, REMORA_AMO_CSWAP, REMORA_AMO_SWAP, REMORA_AMO_LOAD };
+enum remora_amo_op {
+    REMORA_AMO_FADD, REMORA_AMO_CSWAP, REMORA_AMO_SWAP, REMORA_AMO_LOAD,
+    REMORA_AMO_AND, REMORA_AMO_OR, REMORA_AMO_XOR, /* window data only (accumulates) */
+};
 
 #endif
