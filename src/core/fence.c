@@ -58,6 +58,7 @@ int remora_fence(struct remora_win *w, int assert)
 
     pthread_mutex_lock(&w->sync_lock);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
     atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     pthread_mutex_unlock(&w->sync_lock);
     return MPI_SUCCESS;

@@ -276,6 +276,7 @@ static struct remora_win *win_alloc(int n)
 /* Undo what creation or use built, in reverse; local. */
 static void win_release(struct remora_win *w)
 {
+    remora_dyn_free(w);
     remora_win_net_free(w);
     remora_segment_destroy(&w->seg);
     if (w->group != MPI_GROUP_NULL)

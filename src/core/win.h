@@ -23,6 +23,7 @@
 #include "transport/transport.h"
 
 struct remora_win_net;
+struct remora_dyn_net;
 
 #define REMORA_CACHELINE 64
 
@@ -102,10 +103,12 @@ struct remora_win {
     void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
     uint32_t dyn_cap;               /* regions per table                                      */
     pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
+    struct remora_dyn_net *dyn_net; /* network domain: region keys and caches (dynamic.c)     */
 
     /* epochs: changed by synchronisation calls under sync_lock, never held while waiting */
     pthread_mutex_t sync_lock;
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
+    _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     int lock_all_held;
     int locks_held;                 /* per-target locks held or being acquired          */
     uint8_t *lock_state;            /* [comm_size] enum remora_lock_state               */

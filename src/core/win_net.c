@@ -1,12 +1,13 @@
 /* A window's network side (see win_net.h). */
 #include <stdlib.h>
 
+#include "core/dynamic.h"
 #include "core/win_net.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
 
 struct addresses {
-    uint64_t ctrl, data;
+    uint64_t ctrl, data, dyn;
     int world_rank;
 };
 
@@ -17,7 +18,9 @@ int remora_win_net_create(struct remora_win *w, void *data, size_t data_len)
     if (rc != MPI_SUCCESS)
         return remora_err(rc, "the UCX transport did not start");
     struct remora_win_net *net = calloc(1, sizeof *net);
-    struct addresses mine = {(uint64_t)(uintptr_t)w->ctrl, (uint64_t)(uintptr_t)w->base, remora_ctx.world_rank};
+    struct addresses mine = {(uint64_t)(uintptr_t)w->ctrl, (uint64_t)(uintptr_t)w->base, 0, remora_ctx.world_rank};
+    if (w->dyn_tables)
+        mine.dyn = (uint64_t)(uintptr_t)w->dyn_tables + remora_dyn_table_bytes(w->dyn_cap) * (size_t)w->node_rank;
     struct addresses *all = malloc(sizeof *all * (size_t)n);
     if (!net || !all || !(net->targets = calloc((size_t)n, sizeof *net->targets)))
         remora_fatal("out of memory creating a window of %d ranks", n);
@@ -43,6 +46,7 @@ int remora_win_net_create(struct remora_win *w, void *data, size_t data_len)
         t->ctrl_rkey = &net->seg_rkeys[r];
         t->ctrl_addr = all[r].ctrl;
         t->data_addr = all[r].data;
+        t->dyn_addr = all[r].dyn;
         /* data: in the segment (allocate flavours), the user's memory (create);
          * dynamic windows find a region's key per access (dynamic.c) */
         t->data_rkey = w->flavor == MPI_WIN_FLAVOR_CREATE ? &net->data_rkeys[r]

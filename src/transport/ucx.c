@@ -452,6 +452,18 @@ int remora_ucx_get(const struct remora_peer *p, uint64_t off, void *dst, size_t 
     return put_get(p, off, dst, len, 0);
 }
 
+int remora_ucx_read(const struct remora_ucx_target *t, struct remora_ucx_rkey *k, uint64_t raddr, void *dst,
+                    size_t len)
+{
+    struct remora_ucx_instance *in = instance();
+    pthread_mutex_lock(&in->lock);
+    ucp_ep_h ep = endpoint(in, t->world_rank);
+    ucp_request_param_t prm = {0};
+    int err = wait(in, ucp_get_nbx(ep, dst, len, raddr, rkey_for(in, ep, k), &prm)) == UCS_OK ? 0 : EIO;
+    pthread_mutex_unlock(&in->lock);
+    return err;
+}
+
 static ucp_atomic_op_t ucp_op_of(enum remora_amo_op op)
 {
     switch (op) {

@@ -37,6 +37,7 @@ struct remora_ucx_target {
     struct remora_ucx_rkey *ctrl_rkey; /* the segment holding its control block      */
     uint64_t ctrl_addr;                /* its control block, in its address space     */
     uint64_t data_addr;                /* its window memory, in its address space     */
+    uint64_t dyn_addr;                 /* dynamic windows: its region table           */
 };
 
 /* A communication resource instance: a worker, its endpoints, its lock. */
@@ -95,6 +96,9 @@ void remora_ucx_rkey_release(struct remora_ucx_rkey *k);
  * Puts and gets complete at the next flush toward the target. */
 int remora_ucx_put(const struct remora_peer *p, uint64_t off, const void *src, size_t len);
 int remora_ucx_get(const struct remora_peer *p, uint64_t off, void *dst, size_t len);
+/* Blocking read of len bytes at raddr (key k) of target t: done when it returns. */
+int remora_ucx_read(const struct remora_ucx_target *t, struct remora_ucx_rkey *k, uint64_t raddr, void *dst,
+                    size_t len);
 /* A 64-bit atomic on the target's control word at ctrl_off; returns the old value. */
 uint64_t remora_ucx_amo_ctrl(const struct remora_peer *p, size_t ctrl_off, enum remora_amo_op op, uint64_t operand,
                              uint64_t compare);
