@@ -46,8 +46,12 @@ function(remora_mpi_test name)
         add_test(NAME ${t} COMMAND ${run} -n ${np} -- $<TARGET_FILE:${exe}${REMORA_SUFFIX_${f}}> ${A_ARGS})
         # ctest's own timeout is a backstop: scripts/mpirun kills at A_TIMEOUT first.
         math(EXPR backstop "${A_TIMEOUT} + 30")
-        set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop}
-          LABELS "mpi;${f};${mode};${A_LABELS}" ENVIRONMENT "${A_ENV}")
+        set(labels mpi ${f} ${mode} ${A_LABELS})
+        # the sanitizer run (scripts/test): through Remora, Open MPI, a few rank counts
+        if(mode STREQUAL "remora" AND f STREQUAL "openmpi" AND np MATCHES "^(1|2|4)$")
+          list(APPEND labels sanitize)
+        endif()
+        set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop} LABELS "${labels}" ENVIRONMENT "${A_ENV}")
       endforeach()
     endforeach()
   endforeach()

@@ -335,16 +335,25 @@ int remora_ucx_exchange_addresses(MPI_Comm comm)
         U->peer_addr_len[world[r]] = lens[r];
     }
     pthread_mutex_unlock(&U->init_lock);
-    /* Decide about the progress thread once, on a real endpoint. */
-    if (!U->progress_decided) {
-        struct remora_ucx_instance *in = instance();
-        pthread_mutex_lock(&in->lock);
-        software = endpoint_needs_progress(endpoint(in, world[0]));
-        pthread_mutex_unlock(&in->lock);
-        enum remora_progress_choice c = remora_ctx.config.progress_thread;
-        if (c == REMORA_PROGRESS_ON || (c == REMORA_PROGRESS_AUTO && software))
+    /* The progress thread: needed as soon as one peer is reached by software
+     * RMA.  Probe an endpoint to a peer other than ourselves (self is always
+     * served in place) for every window until the thread runs. */
+    enum remora_progress_choice choice = remora_ctx.config.progress_thread;
+    int peer = -1;
+    for (int r = 0; r < n && peer < 0; r++)
+        if (world[r] != remora_ctx.world_rank)
+            peer = world[r];
+    if (!U->progress_started && choice != REMORA_PROGRESS_OFF && (peer >= 0 || choice == REMORA_PROGRESS_ON)) {
+        if (choice == REMORA_PROGRESS_AUTO) {
+            struct remora_ucx_instance *in = instance();
+            pthread_mutex_lock(&in->lock);
+            software = endpoint_needs_progress(endpoint(in, peer));
+            pthread_mutex_unlock(&in->lock);
+        }
+        pthread_mutex_lock(&U->init_lock);
+        if (choice == REMORA_PROGRESS_ON || software)
             start_progress_thread();
-        U->progress_decided = 1;
+        pthread_mutex_unlock(&U->init_lock);
     }
     free(world);
     free(lens);

@@ -65,7 +65,7 @@ struct remora_ucx {
     size_t my_addr_len;
     void **peer_addr;            /* by world rank, learned with windows        */
     size_t *peer_addr_len;
-    int progress_decided, progress_started, efd;
+    int progress_started, efd;
     _Atomic int progress_stop;
     pthread_t progress_thread;
 };
