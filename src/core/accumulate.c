@@ -134,13 +134,25 @@ struct acc {
     enum remora_op op;
     remora_reduce_fn kernel;
     const struct remora_type_entry *basic;
-    size_t esz;
+    const struct remora_dt *bt; /* the basic type's own layout                          */
+    size_t esz;                 /* bytes of one element in memory (its extent)           */
+    int holes;                  /* elements have padding (MPI_DOUBLE_INT, ...): walk them
+                                   one by one instead of as byte runs                    */
     const char *origin;       /* origin elements, packed in typemap order (NULL for NO_OP) */
     char *result;             /* result elements, packed (NULL for MPI_Accumulate)         */
     const struct remora_dt *tt;
     MPI_Count tcount;
     uint64_t target_off;
 };
+
+/* t = t op o over len bytes of whole elements (under the accumulate lock). */
+static void combine(const struct acc *a, char *t, const char *o, size_t len)
+{
+    if (a->op == REMORA_OP_REPLACE)
+        memcpy(t, o, len);
+    else if (a->op != REMORA_OP_NO_OP)
+        a->kernel(t, o, len / a->esz);
+}
 
 static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len)
 {
@@ -149,8 +161,7 @@ static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *
         char *t = remora_addr(p, off);
         if (r)
             memcpy(r, t, len);
-        if (a->op != REMORA_OP_NO_OP)
-            a->kernel(t, o, len / a->esz);
+        combine(a, t, o, len);
         return 0;
     }
     /* read, modify, write; network transfers complete at a flush, which must
@@ -165,7 +176,7 @@ static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *
         if (r)
             memcpy(r, tmp, len);
         if (a->op != REMORA_OP_NO_OP) {
-            a->kernel(tmp, o, len / a->esz);
+            combine(a, tmp, o, len);
             err = remora_tp_put(p, off, tmp, len);
             if (!err && p->kind == REMORA_PEER_UCX)
                 err = remora_tp_flush(a->w->amo_domain, p);
@@ -195,72 +206,128 @@ static int net_piece(const struct acc *a, uint64_t off, const char *o, char *r, 
     return 0;
 }
 
-/* Walk the target layout, updating each piece in its mode. */
+/* Elements of a layout made of one basic type, one by one: the displacement
+ * of each element's start (for types whose elements have holes). */
+struct elems {
+    struct remora_dt_cursor c;
+    MPI_Aint disp, left, dsz, first;
+};
+
+static void elems_init(struct elems *e, const struct remora_dt *t, MPI_Count count, const struct remora_dt *bt)
+{
+    remora_dt_cursor_init(&e->c, t, count);
+    e->left = 0;
+    e->dsz = bt->size;
+    e->first = bt->nblocks ? bt->blocks[0].disp : 0;
+}
+
+static int elems_next(struct elems *e, MPI_Aint *disp)
+{
+    if (!e->left && !(e->left = remora_dt_cursor_next(&e->c, LONG_MAX, &e->disp)))
+        return 0;
+    *disp = e->disp - e->first;
+    for (MPI_Aint need = e->dsz; need > 0;) {
+        if (!e->left && !(e->left = remora_dt_cursor_next(&e->c, LONG_MAX, &e->disp)))
+            return 0;
+        MPI_Aint take = need < e->left ? need : e->left;
+        e->disp += take;
+        e->left -= take;
+        need -= take;
+    }
+    return 1;
+}
+
+/* Copy one element's data (its blocks, not its holes) from src to dst. */
+static void copy_element(char *dst, const char *src, const struct remora_dt *bt)
+{
+    for (size_t i = 0; i < bt->nblocks; i++)
+        memcpy(dst + bt->blocks[i].disp, src + bt->blocks[i].disp, (size_t)bt->blocks[i].len);
+}
+
+/* Update one element of the target at off in its mode; *locked tells whether
+ * we hold the accumulate lock (taken on first need). */
+static int update(const struct acc *a, uint64_t off, const char *o, char *r, size_t len, int integer, int *locked)
+{
+    char *t = remora_addr(&a->peer, off);
+    const struct atomics *atomic = atomic_mode(a->w, &a->peer, t, a->esz);
+    int amo = net_atomic(a->w, a->op, a->basic, t, a->esz);
+    if (atomic) {
+        for (size_t i = 0; i < len; i += a->esz)
+            atomic->update(t + i, o ? o + i : NULL, r ? r + i : NULL, a->op, a->kernel, integer);
+        return 0;
+    }
+    if (amo >= 0)
+        return net_piece(a, off, o, r, len, amo);
+    if (!(*locked)++)
+        acc_lock(a->w, a->target);
+    return locked_piece(a, off, o, r, len);
+}
+
+/* Walk the target layout, updating each run of whole elements in its mode. */
 static int apply(const struct acc *a)
 {
     int integer = a->basic->tclass == REMORA_TC_INT || a->basic->tclass == REMORA_TC_BYTE;
     int locked = 0, err = 0;
-    struct remora_dt_cursor c;
-    remora_dt_cursor_init(&c, a->tt, a->tcount);
-    MPI_Aint d, len;
-    size_t pos = 0;
-    while (!err && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-        uint64_t off = a->target_off + (uint64_t)d;
-        const char *o = a->origin ? a->origin + pos : NULL;
-        char *r = a->result ? a->result + pos : NULL;
-        char *t = remora_addr(&a->peer, off);
-        const struct atomics *atomic = atomic_mode(a->w, &a->peer, t, a->esz);
-        int amo = net_atomic(a->w, a->op, a->basic, t, a->esz);
-        if (atomic) {
-            for (size_t i = 0; i < (size_t)len; i += a->esz)
-                atomic->update(t + i, o ? o + i : NULL, r ? r + i : NULL, a->op, a->kernel, integer);
-        } else if (amo >= 0) {
-            err = net_piece(a, off, o, r, (size_t)len, amo);
-        } else {
-            if (!locked++)
-                acc_lock(a->w, a->target);
-            err = locked_piece(a, off, o, r, (size_t)len);
+    if (a->holes) {
+        struct elems e;
+        elems_init(&e, a->tt, a->tcount, a->bt);
+        MPI_Aint d;
+        for (size_t k = 0; !err && elems_next(&e, &d); k++)
+            err = update(a, a->target_off + (uint64_t)d, a->origin ? a->origin + k * a->esz : NULL,
+                         a->result ? a->result + k * a->esz : NULL, a->esz, integer, &locked);
+    } else {
+        struct remora_dt_cursor c;
+        remora_dt_cursor_init(&c, a->tt, a->tcount);
+        MPI_Aint d, len;
+        size_t pos = 0;
+        while (!err && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+            err = update(a, a->target_off + (uint64_t)d, a->origin ? a->origin + pos : NULL,
+                         a->result ? a->result + pos : NULL, (size_t)len, integer, &locked);
+            pos += (size_t)len;
         }
-        pos += (size_t)len;
     }
     if (locked)
         acc_unlock(a->w, a->target);
     return err ? remora_err(MPI_ERR_OTHER, "accumulate at target %d failed (errno %d)", a->target, err) : MPI_SUCCESS;
 }
 
-/* Elements of (buf, count, t) packed into a contiguous buffer (*out; *tmp to free). */
-static int gather(const void *buf, MPI_Count count, const struct remora_dt *t, const char **out, char **tmp)
+/* Elements of (buf, count, t) as an array of elements (stride a->esz) in
+ * typemap order: for holes-free types the bytes packed, otherwise element by
+ * element.  to_buf copies the other way (results). */
+static void convey(const struct acc *a, char *buf, MPI_Count count, const struct remora_dt *t, char *array,
+                   int to_buf)
 {
-    *tmp = NULL;
-    if (t->contiguous) {
-        *out = (const char *)buf + t->true_lb;
-        return MPI_SUCCESS;
+    if (a->holes) {
+        struct elems e;
+        elems_init(&e, t, count, a->bt);
+        MPI_Aint d;
+        for (size_t k = 0; elems_next(&e, &d); k++)
+            to_buf ? copy_element(buf + d, array + k * a->esz, a->bt) : copy_element(array + k * a->esz, buf + d, a->bt);
+        return;
     }
-    size_t bytes = (size_t)(count * t->size);
-    if (!(*tmp = malloc(bytes ? bytes : 1)))
-        return remora_err(MPI_ERR_NO_MEM, "%zu bytes", bytes);
     struct remora_dt_cursor c;
     remora_dt_cursor_init(&c, t, count);
     MPI_Aint d, len;
     size_t pos = 0;
     while ((len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-        memcpy(*tmp + pos, (const char *)buf + d, (size_t)len);
+        to_buf ? memcpy(buf + d, array + pos, (size_t)len) : memcpy(array + pos, buf + d, (size_t)len);
         pos += (size_t)len;
     }
-    *out = *tmp;
-    return MPI_SUCCESS;
 }
 
-static void scatter(void *buf, MPI_Count count, const struct remora_dt *t, const char *packed)
+/* The element array of (buf, count, t): the buffer itself when it already is
+ * one, else a copy in *tmp (filled from buf when fill is set). */
+static char *element_array(const struct acc *a, const void *buf, MPI_Count count, const struct remora_dt *t,
+                           size_t nelem, int fill, char **tmp)
 {
-    struct remora_dt_cursor c;
-    remora_dt_cursor_init(&c, t, count);
-    MPI_Aint d, len;
-    size_t pos = 0;
-    while ((len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-        memcpy((char *)buf + d, packed + pos, (size_t)len);
-        pos += (size_t)len;
-    }
+    *tmp = NULL;
+    if (t->contiguous && !a->holes)
+        return (char *)buf + t->true_lb;
+    if (!(*tmp = malloc(nelem * a->esz + 1)))
+        return NULL;
+    if (fill)
+        convey(a, (char *)buf, count, t, *tmp, 0);
+    return *tmp;
 }
 
 /* The predefined type a layout is made of, for an accumulate. */
@@ -308,26 +375,27 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
             return remora_err(MPI_ERR_TYPE, "result and target differ in basic type or amount");
     }
     a.basic = tb;
-    a.esz = tb->size;
-    if (!(a.kernel = remora_reduce_kernel(a.op, tb)))
+    a.esz = tb->extent;
+    a.holes = tb->size != tb->extent;
+    if ((rc = remora_dt_get(tb->handle, &a.bt)) != MPI_SUCCESS)
+        return remora_err(rc, "basic datatype");
+    if (!remora_op_allowed(a.op, tb))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
+    a.kernel = remora_reduce_kernel(a.op, tb);
     if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.peer, &a.target_off)) != MPI_SUCCESS || bytes == 0)
         return rc;
 
+    size_t nelem = (size_t)(bytes / tb->size);
     char *otmp = NULL, *rtmp = NULL;
-    if (ot && (rc = gather(oaddr, ocount, ot, &a.origin, &otmp)) != MPI_SUCCESS)
-        return rc;
-    if (rt) {
-        if (rt->contiguous) {
-            a.result = (char *)raddr + rt->true_lb;
-        } else if (!(a.result = rtmp = malloc((size_t)bytes))) {
-            free(otmp);
-            return remora_err(MPI_ERR_NO_MEM, "%ld bytes", (long)bytes);
-        }
+    if (ot && !(a.origin = element_array(&a, oaddr, ocount, ot, nelem, 1, &otmp)))
+        return remora_err(MPI_ERR_NO_MEM, "%zu elements", nelem);
+    if (rt && !(a.result = element_array(&a, raddr, rcount, rt, nelem, 0, &rtmp))) {
+        free(otmp);
+        return remora_err(MPI_ERR_NO_MEM, "%zu elements", nelem);
     }
     rc = apply(&a);
     if (rc == MPI_SUCCESS && rtmp)
-        scatter(raddr, rcount, rt, rtmp);
+        convey(&a, raddr, rcount, rt, rtmp, 1);
     free(otmp);
     free(rtmp);
     return rc;

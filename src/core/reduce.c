@@ -1,7 +1,5 @@
 /* Reduction kernels, generated: one row of kernels per predefined type (from
  * REMORA_PREDEFINED_TYPES), the ops of its class filled in, NULL elsewhere. */
-#include <string.h>
-
 #include "core/predefined_types.h"
 #include "core/reduce.h"
 
@@ -85,17 +83,16 @@ REMORA_PREDEFINED_TYPES(DEFINE)
 static const remora_reduce_fn kernels[REMORA_PREDEFINED_TYPE_COUNT][REMORA_OP_REPLACE] = {
     REMORA_PREDEFINED_TYPES(ROW)};
 
-/* REPLACE and NO_OP are size-generic. */
-static void k_replace(void *inout, const void *in, size_t n) { memcpy(inout, in, n); }
-static void k_no_op(void *inout, const void *in, size_t n) { (void)inout, (void)in, (void)n; }
-
 remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_type_entry *type)
 {
-    if (op == REMORA_OP_REPLACE)
-        return k_replace;
-    if (op == REMORA_OP_NO_OP)
-        return k_no_op;
     if (!type || type->tclass == REMORA_TC_OTHER || type->tclass == REMORA_TC_NONE || op < 0 || op >= REMORA_OP_REPLACE)
         return 0;
     return kernels[type->id][op];
+}
+
+int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type)
+{
+    if (!type)
+        return 0;
+    return op == REMORA_OP_REPLACE || op == REMORA_OP_NO_OP || remora_reduce_kernel(op, type) != 0;
 }

@@ -24,7 +24,10 @@ typedef void (*remora_reduce_fn)(void *inout, const void *in, size_t n);
 int remora_op_of(MPI_Op op);
 
 /* The kernel for (op, predefined type), or NULL when the standard does not
- * allow op on that type.  REPLACE and NO_OP have kernels for every type. */
+ * allow op on that type, and for REPLACE and NO_OP, which need none (they copy
+ * or leave whole elements). */
 remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_type_entry *type);
+/* Whether the standard allows op on the predefined type. */
+int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type);
 
 #endif

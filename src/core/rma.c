@@ -141,11 +141,11 @@ static int move(const struct rma_op *op, int put)
     return MPI_SUCCESS;
 }
 
-/* Point the fast path's hint at type, if it is predefined. */
+/* Point the fast path's hint at type, if it is predefined and without holes. */
 static void hint_type(struct remora_win *w, MPI_Datatype type)
 {
     const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
-    if (e && atomic_load_explicit(&w->type_hint, memory_order_relaxed) != e)
+    if (e && e->size == e->extent && atomic_load_explicit(&w->type_hint, memory_order_relaxed) != e)
         atomic_store_explicit(&w->type_hint, e, memory_order_relaxed);
 }
 

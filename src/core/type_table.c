@@ -36,11 +36,14 @@ static void place(struct remora_type_table *t, uint16_t id)
         e = &t->overflow[t->noverflow++];
     }
     int size = 0;
+    MPI_Aint lb = 0, extent = 0;
     PMPI_Type_size(c->handle, &size);
-    *e = (struct remora_type_entry){c->handle, (uint32_t)size, c->tclass, c->is_signed, id};
-    if (size != (int)c->c_size && c->tclass != REMORA_TC_OTHER) {
+    PMPI_Type_get_extent(c->handle, &lb, &extent);
+    *e = (struct remora_type_entry){c->handle, (uint32_t)size, (uint32_t)extent, c->tclass, c->is_signed, id};
+    if (extent != (MPI_Aint)c->c_size && c->tclass != REMORA_TC_OTHER) {
         /* e.g. a Fortran type whose size differs from the C type standing in for it */
-        remora_log(REMORA_LOG_INFO, "%s has %d bytes, not %zu: no reductions on it", c->name, size, c->c_size);
+        remora_log(REMORA_LOG_INFO, "%s spans %ld bytes, not %zu: no reductions on it", c->name, (long)extent,
+                   c->c_size);
         e->tclass = REMORA_TC_OTHER;
     }
 }

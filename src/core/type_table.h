@@ -20,7 +20,8 @@ enum remora_type_class {
 
 struct remora_type_entry {
     MPI_Datatype handle;
-    uint32_t size;          /* bytes; 0 in empty slots                           */
+    uint32_t size;          /* bytes of data; 0 in empty slots                   */
+    uint32_t extent;        /* bytes of one element in memory (pairs have holes) */
     uint8_t tclass;         /* enum remora_type_class                            */
     uint8_t is_signed;      /* integers                                          */
     uint16_t id;            /* index into the reduction kernels' type list       */

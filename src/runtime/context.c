@@ -14,6 +14,7 @@ struct remora_context remora_ctx = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .world_rank = -1,
     .ucx = {.init_lock = PTHREAD_MUTEX_INITIALIZER},
+    .dt_cache = {.lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -15,6 +15,7 @@
 #include "runtime/pool.h"
 #include "transport/ucx.h"
 #include "core/type_table.h"
+#include "core/datatype.h"
 #include "core/win_table.h"
 #include "core/attr.h"
 #include "core/errhandler.h"
@@ -47,6 +48,7 @@ struct remora_context {
     uint64_t segment_serial;             /* names of POSIX-fallback segments */
     struct remora_pool pool;             /* MPI_Alloc_mem memory (runtime/pool.c) */
     struct remora_ucx ucx;               /* network transport (transport/ucx.c)   */
+    struct remora_dt_cache dt_cache;     /* datatype layouts (core/datatype.c)    */
 };
 
 extern struct remora_context remora_ctx;

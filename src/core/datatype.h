@@ -1,0 +1,70 @@
+/* Byte layout of MPI datatypes, decoded once and cached.
+ *
+ * A datatype's layout is the list of contiguous blocks of ONE element, in
+ * typemap order (never sorted: the typemap order pairs origin and target
+ * elements), neighbours merged.  Derived types are decoded through the host's
+ * envelope/contents and cached on the type with an attribute whose delete
+ * callback drops the cache; predefined types are kept by the library. */
+#ifndef REMORA_CORE_DATATYPE_H
+#define REMORA_CORE_DATATYPE_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+struct remora_dt_block {
+    MPI_Aint disp; /* bytes, relative to the buffer address */
+    MPI_Aint len;
+};
+
+struct remora_dt {
+    MPI_Aint size;               /* bytes of data in one element (MPI_Type_size)                  */
+    MPI_Aint lb, extent;         /* MPI_Type_get_extent                                            */
+    MPI_Aint true_lb, true_extent;
+    MPI_Datatype basic;          /* the one predefined type all its data is made of, or
+                                    MPI_DATATYPE_NULL when it mixes types (accumulate needs one)   */
+    MPI_Aint basic_size;         /* size of basic (0 when mixed)                                   */
+    int contiguous;              /* one element is one block [true_lb, true_lb + size), extent == size */
+    size_t nblocks;              /* blocks of one element                                          */
+    struct remora_dt_block *blocks;
+};
+
+/* The layout of `type`, decoded on first use.  Thread safe.  Returns
+ * MPI_SUCCESS, MPI_ERR_TYPE (MPI_DATATYPE_NULL, not a datatype, a combiner
+ * Remora cannot decode) or MPI_ERR_NO_MEM. */
+int remora_dt_get(MPI_Datatype type, const struct remora_dt **out);
+
+/* Successive contiguous pieces of `count` elements of a layout, in typemap order. */
+struct remora_dt_cursor {
+    const struct remora_dt *t;
+    MPI_Aint count;      /* elements                           */
+    MPI_Aint elem;       /* current element                    */
+    size_t block;        /* current block of it                */
+    MPI_Aint done;       /* bytes of the current block taken   */
+};
+
+void remora_dt_cursor_init(struct remora_dt_cursor *c, const struct remora_dt *t, MPI_Aint count);
+/* The next piece of at most `max` bytes: its length (0 at the end), its displacement in *disp. */
+MPI_Aint remora_dt_cursor_next(struct remora_dt_cursor *c, MPI_Aint max, MPI_Aint *disp);
+
+/* Walk (o, ocount) and (t, tcount) in step: fn(odisp, tdisp, len, arg) for each
+ * maximal piece contiguous on both sides.  Stops at fn's first nonzero return
+ * and returns it; MPI_ERR_TYPE when the two hold different numbers of bytes. */
+int remora_dt_pair_walk(const struct remora_dt *o, MPI_Aint ocount, const struct remora_dt *t, MPI_Aint tcount,
+                        int (*fn)(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg), void *arg);
+
+/* The cache's state (in the runtime context). */
+struct remora_dt_cache {
+    pthread_mutex_t lock;        /* decoding and inserting                         */
+    _Atomic int keyval_made;
+    int keyval;                  /* attribute carrying a derived type's layout     */
+    MPI_Datatype *named_handle;  /* predefined types' layouts                      */
+    struct remora_dt **named;
+    int nnamed, cap_named;
+};
+
+/* Before the host's MPI_Finalize: frees the caches. */
+void remora_dt_finalize(void);
+
+#endif
