@@ -143,12 +143,14 @@ static struct remora_ucx_instance *instance(void)
     for (int i = 0; i < U->ninstances && !in; i++)
         if (atomic_load(&U->instance[i]->users) == 0)
             in = U->instance[i];
-    if (!in && U->ninstances < U->max_instances) {
+    int n = atomic_load_explicit(&U->ninstances, memory_order_relaxed);
+    if (!in && n < U->max_instances) {
         in = calloc(1, sizeof *in);
-        if (in && instance_init(in, U->ninstances) == 0)
-            U->instance[U->ninstances++] = in;
-        else
+        if (!in || instance_init(in, n) != 0)
             remora_fatal("cannot create a UCX worker for a new thread");
+        /* published before counted: flushes read the count, then the slots */
+        atomic_store_explicit(&U->instance[n], in, memory_order_relaxed);
+        atomic_store_explicit(&U->ninstances, n + 1, memory_order_release);
     }
     for (int i = 0; i < U->ninstances && !in; i++)
         if (!in || atomic_load(&U->instance[i]->users) < atomic_load(&in->users))
@@ -567,8 +569,9 @@ int remora_ucx_flush(const struct remora_peer *p)
         return 0;
     int world_rank = p ? ((const struct remora_ucx_target *)p->net)->world_rank : -1, err = 0;
     /* every thread's operations: every instance */
-    for (int i = 0; i < U->ninstances; i++)
-        err |= flush_instance(U->instance[i], world_rank);
+    int n = atomic_load_explicit(&U->ninstances, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        err |= flush_instance(atomic_load_explicit(&U->instance[i], memory_order_relaxed), world_rank);
     return err ? EIO : 0;
 }
 

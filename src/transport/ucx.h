@@ -56,7 +56,7 @@ struct remora_ucx {
     int ready;
     void *ctx;                   /* ucp_context_h                              */
     struct remora_ucx_instance target;  /* the worker peers reach us at        */
-    struct remora_ucx_instance *instance[REMORA_UCX_MAX_INSTANCES];
+    struct remora_ucx_instance *_Atomic instance[REMORA_UCX_MAX_INSTANCES];
     _Atomic int ninstances;
     int max_instances;
     _Atomic unsigned round_robin;
