@@ -404,6 +404,8 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
                         MPI_Aint tdisp, MPI_Op op)
 {
+    if (!remora_type_lookup(&remora_ctx.types, type))
+        return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
     return remora_accumulate(w, oaddr, 1, type, raddr, 1, type, target, tdisp, 1, type, op);
 }
 
