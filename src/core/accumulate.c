@@ -339,6 +339,35 @@ static int basic_of(const struct remora_dt *t, const struct remora_type_entry **
     return MPI_SUCCESS;
 }
 
+/* The fast path: one predefined type of 1, 2, 4 or 8 bytes without holes on
+ * every side, as many elements on each, to a mapped target in CPU-atomics
+ * mode, inside an epoch, in range: the atomics straight away, no layouts.
+ * Returns MPI_SUCCESS or an error class, or -1 for the general case. */
+static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+                           void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
+                           MPI_Count tcount, MPI_Datatype ttype, enum remora_op op)
+{
+    if (tcount <= 0 || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != tcount)) ||
+        (raddr && (rtype != ttype || rcount != tcount)))
+        return -1;
+    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, ttype);
+    char *t;
+    if (!e || e->size != e->extent || !remora_fast_span(w, (uint64_t)tcount * e->size, target, tdisp, &t))
+        return -1;
+    const struct atomics *atomic = atomic_mode(w, &w->peers[target], t, e->size);
+    if (!atomic)
+        return -1;
+    if (!remora_op_allowed(op, e))
+        return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
+    remora_reduce_fn kernel = remora_reduce_kernel(op, e);
+    int integer = e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
+    const char *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
+    char *r = raddr;
+    for (MPI_Count i = 0; i < tcount; i++)
+        atomic->update(t + i * e->size, o ? o + i * e->size : NULL, r ? r + i * e->size : NULL, op, kernel, integer);
+    return MPI_SUCCESS;
+}
+
 int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
                       MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, MPI_Count tcount,
                       MPI_Datatype ttype, MPI_Op op)
@@ -346,6 +375,10 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     int opid = remora_op_of(op);
     if (opid < 0 || (opid == REMORA_OP_NO_OP && !raddr))
         return remora_err(MPI_ERR_OP, "not a predefined operation allowed here");
+    int fast = accumulate_fast(w, oaddr, ocount, otype, raddr, rcount, rtype, target, tdisp, tcount, ttype,
+                               (enum remora_op)opid);
+    if (fast >= 0)
+        return fast;
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     int rc = remora_check_target(w, target);

@@ -10,7 +10,10 @@
 
 #include "core/datatype.h"
 #include "core/datatype_decode.h"
+#include "core/predefined_types.h"
 #include "runtime/context.h"
+
+_Static_assert(REMORA_PREDEFINED_TYPE_COUNT <= REMORA_DT_BY_ID, "the layout cache by type id is too small");
 
 static void dt_free(struct remora_dt *dt)
 {
@@ -87,6 +90,9 @@ int remora_dt_get(MPI_Datatype type, const struct remora_dt **out)
     struct remora_dt_cache *c = &remora_ctx.dt_cache;
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
+    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    if (e && (*out = atomic_load_explicit(&c->by_id[e->id], memory_order_acquire)))
+        return MPI_SUCCESS;
     int named = is_named(type), found = 0, rc = MPI_SUCCESS;
     void *value;
     if (!named && atomic_load_explicit(&c->keyval_made, memory_order_acquire) &&
@@ -110,6 +116,8 @@ int remora_dt_get(MPI_Datatype type, const struct remora_dt **out)
             *out = value;
         if (rc == MPI_SUCCESS && !found)
             rc = decode_and_cache(type, named, out);
+        if (rc == MPI_SUCCESS && named && e)
+            atomic_store_explicit(&c->by_id[e->id], *out, memory_order_release);
     }
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -125,6 +133,8 @@ void remora_dt_finalize(void)
     c->named = NULL;
     c->named_handle = NULL;
     c->nnamed = c->cap_named = 0;
+    for (int i = 0; i < REMORA_DT_BY_ID; i++)
+        atomic_store_explicit(&c->by_id[i], NULL, memory_order_relaxed);
     if (atomic_load(&c->keyval_made)) {
         PMPI_Type_free_keyval(&c->keyval);
         atomic_store(&c->keyval_made, 0);

@@ -55,6 +55,8 @@ int remora_dt_pair_walk(const struct remora_dt *o, MPI_Aint ocount, const struct
                         int (*fn)(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg), void *arg);
 
 /* The cache's state (in the runtime context). */
+#define REMORA_DT_BY_ID 256 /* > the type table's entry ids (checked in datatype.c) */
+
 struct remora_dt_cache {
     pthread_mutex_t lock;        /* decoding and inserting                         */
     _Atomic int keyval_made;
@@ -62,6 +64,9 @@ struct remora_dt_cache {
     MPI_Datatype *named_handle;  /* predefined types' layouts                      */
     struct remora_dt **named;
     int nnamed, cap_named;
+    /* the layouts of the types in the type table, by entry id, once made:
+     * predefined types are found without a host call or the lock */
+    _Atomic(const struct remora_dt *) by_id[REMORA_DT_BY_ID];
 };
 
 /* Before the host's MPI_Finalize: frees the caches. */

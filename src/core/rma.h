@@ -31,13 +31,11 @@ int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const st
                       struct remora_peer *view, uint64_t *offset);
 int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);
 
-/* The fast path of MPI_Put/MPI_Get: a contiguous predefined type, the same on
- * both sides, to a target whose memory is mapped here, inside an epoch, in
- * range.  Call only when otype == ttype and ocount == tcount.  Returns 1 with
- * the target address and byte count, or 0 for the slow path.  Negative counts
- * and displacements become huge unsigned numbers and fail the range check. */
-static inline int remora_fast_target(const struct remora_win *w, int count, MPI_Datatype type, int target,
-                                     MPI_Aint tdisp, char **addr, uint64_t *bytes)
+/* The target side of a fast path: n bytes at tdisp of a target whose memory
+ * is mapped here, inside an epoch, in range.  Returns 1 with the target
+ * address, or 0 for the slow path.  Negative displacements become huge
+ * unsigned numbers and fail the range check. */
+static inline int remora_fast_span(const struct remora_win *w, uint64_t n, int target, MPI_Aint tdisp, char **addr)
 {
     if ((unsigned)target >= (unsigned)w->comm_size)
         return 0;
@@ -45,14 +43,27 @@ static inline int remora_fast_target(const struct remora_win *w, int count, MPI_
     if (!atomic_load_explicit(&w->access_all, memory_order_relaxed) &&
         !atomic_load_explicit(&p->access, memory_order_relaxed))
         return 0;
+    uint64_t off = (uint64_t)tdisp * p->disp_unit;
+    if (off > p->fast_limit || n > p->fast_limit - off)
+        return 0;
+    *addr = p->base + off;
+    return 1;
+}
+
+/* The fast path of MPI_Put/MPI_Get: a contiguous predefined type, the same on
+ * both sides (call only when otype == ttype and ocount == tcount), the type
+ * the window last moved (its hint: no table lookup).  Returns 1 with the
+ * target address and byte count, or 0 for the slow path. */
+static inline int remora_fast_target(const struct remora_win *w, int count, MPI_Datatype type, int target,
+                                     MPI_Aint tdisp, char **addr, uint64_t *bytes)
+{
     const struct remora_type_entry *e = atomic_load_explicit(&w->type_hint, memory_order_relaxed);
     if (e->handle != type)
         return 0;
-    uint64_t n = (uint64_t)(int64_t)count * e->size, off = (uint64_t)tdisp * p->disp_unit;
-    if (off > p->fast_limit || n > p->fast_limit - off)
+    uint64_t n = (uint64_t)(int64_t)count * e->size;
+    if (!remora_fast_span(w, n, target, tdisp, addr))
         return 0;
     *bytes = n;
-    *addr = p->base + off;
     return 1;
 }
 

@@ -1,0 +1,322 @@
+/* rma_micro: single-operation costs of MPI RMA between ranks 0 (origin) and
+ * 1 (target), the numbers the engine issues ask for.  Plain MPI: the same
+ * binary runs over a host MPI alone and through remora-run.
+ *
+ *   rma_micro [--iters N] [--repeat R] [--threads T] [TEST ...]
+ *
+ * Tests (all by default): put_flush get acc fop cas lock_unlock fence
+ * put_bw (1 MiB put + flush) fop_rate put_rate (T threads, each on its own
+ * slot).  Prints "test value unit" per test on rank 0: the median of R
+ * repeats.  Latencies are per operation including its flush; rates count
+ * operations of all threads per second.  Data is checked after every test. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_BYTES 64 /* one cache line per thread slot */
+#define BIG (1 << 20)
+
+static MPI_Win win;
+static char *base;
+static int rank, nprocs;
+static long iters = 2000;
+static int threads = 1;
+static int failures;
+
+static void check(int ok, const char *test, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "rma_micro: %s: %s\n", test, what);
+        failures++;
+    }
+}
+
+static double now(void) { return MPI_Wtime(); }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- one origin thread's loops (slot = thread index) ---------------------- */
+
+static void put_flush_loop(int slot, long n)
+{
+    long v = slot + 1;
+    for (long i = 0; i < n; i++) {
+        MPI_Put(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+static void put_rate_loop(int slot, long n)
+{
+    long v = slot + 1;
+    for (long i = 0; i < n; i++)
+        MPI_Put(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
+    MPI_Win_flush(1, win);
+}
+
+static void get_loop(int slot, long n)
+{
+    long v;
+    for (long i = 0; i < n; i++) {
+        MPI_Get(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+static void acc_loop(int slot, long n)
+{
+    long one = 1;
+    for (long i = 0; i < n; i++) {
+        MPI_Accumulate(&one, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, MPI_SUM, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+static void fop_loop(int slot, long n)
+{
+    long one = 1, old;
+    for (long i = 0; i < n; i++) {
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, slot * SLOT_BYTES, MPI_SUM, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+static long cas_expected[64]; /* each slot's value at the target, zeroed with it */
+
+static void cas_loop(int slot, long n)
+{
+    for (long i = 0; i < n; i++) {
+        long next = cas_expected[slot] + 1, got;
+        MPI_Compare_and_swap(&next, &cas_expected[slot], &got, MPI_LONG, 1, slot * SLOT_BYTES, win);
+        MPI_Win_flush(1, win);
+        cas_expected[slot] = got == cas_expected[slot] ? next : got;
+    }
+}
+
+static void lock_loop(int slot, long n)
+{
+    (void)slot;
+    for (long i = 0; i < n; i++) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        MPI_Win_unlock(1, win);
+    }
+}
+
+static void put_bw_loop(int slot, long n)
+{
+    static char src[BIG];
+    memset(src, slot + 1, sizeof src);
+    for (long i = 0; i < n; i++) {
+        MPI_Put(src, BIG, MPI_BYTE, 1, SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+struct team {
+    void (*loop)(int, long);
+    long n;
+    pthread_barrier_t start, stop;
+};
+
+struct member {
+    struct team *team;
+    int slot;
+};
+
+static void *member_main(void *arg)
+{
+    struct member *m = arg;
+    pthread_barrier_wait(&m->team->start);
+    m->team->loop(m->slot, m->team->n);
+    pthread_barrier_wait(&m->team->stop);
+    return NULL;
+}
+
+/* Runs loop on nthreads threads of rank 0, created and waiting before the
+ * clock starts (the RMA-MT paper's timing); returns the seconds taken. */
+static double run_team(void (*loop)(int, long), long n, int nthreads)
+{
+    if (nthreads == 1) {
+        double t0 = now();
+        loop(0, n);
+        return now() - t0;
+    }
+    struct team team = {.loop = loop, .n = n};
+    pthread_barrier_init(&team.start, NULL, (unsigned)nthreads + 1);
+    pthread_barrier_init(&team.stop, NULL, (unsigned)nthreads + 1);
+    pthread_t tid[nthreads];
+    struct member m[nthreads];
+    for (int t = 0; t < nthreads; t++) {
+        m[t] = (struct member){&team, t};
+        pthread_create(&tid[t], NULL, member_main, &m[t]);
+    }
+    double t0 = now(); /* before the release: a descheduled main thread must not miss work */
+    pthread_barrier_wait(&team.start);
+    pthread_barrier_wait(&team.stop);
+    double dt = now() - t0;
+    for (int t = 0; t < nthreads; t++)
+        pthread_join(tid[t], NULL);
+    pthread_barrier_destroy(&team.start);
+    pthread_barrier_destroy(&team.stop);
+    return dt;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+enum kind { PASSIVE_ALL, PASSIVE_NONE, FENCE };
+enum unit { USEC, MBPS, MOPS };
+
+struct test {
+    const char *name;
+    void (*loop)(int, long);
+    enum kind kind;
+    enum unit unit;
+    int threaded;
+    long divisor; /* iterations divided by this (large transfers) */
+};
+
+static const struct test tests[] = {
+    {"put_flush", put_flush_loop, PASSIVE_ALL, USEC, 0, 1},
+    {"get", get_loop, PASSIVE_ALL, USEC, 0, 1},
+    {"acc", acc_loop, PASSIVE_ALL, USEC, 0, 1},
+    {"fop", fop_loop, PASSIVE_ALL, USEC, 0, 1},
+    {"cas", cas_loop, PASSIVE_ALL, USEC, 0, 1},
+    {"lock_unlock", lock_loop, PASSIVE_NONE, USEC, 0, 1},
+    {"fence", NULL, FENCE, USEC, 0, 1},
+    {"put_bw", put_bw_loop, PASSIVE_ALL, MBPS, 0, 100},
+    {"fop_rate", fop_loop, PASSIVE_ALL, MOPS, 1, 1},
+    {"put_rate", put_rate_loop, PASSIVE_ALL, MOPS, 1, 1},
+};
+
+static double one_repeat(const struct test *t, long n)
+{
+    double dt = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t->kind == FENCE) {
+        double t0 = now();
+        for (long i = 0; i < n; i++)
+            MPI_Win_fence(0, win);
+        return now() - t0;
+    }
+    if (rank == 0) {
+        if (t->kind == PASSIVE_ALL)
+            MPI_Win_lock_all(0, win);
+        dt = run_team(t->loop, n, t->threaded ? threads : 1);
+        if (t->kind == PASSIVE_ALL)
+            MPI_Win_unlock_all(win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return dt;
+}
+
+/* The target's slots after a test: what the test must have left there. */
+static void verify(const struct test *t, long total_per_slot)
+{
+    if (rank != 1)
+        return;
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    int nslots = t->threaded ? threads : 1;
+    for (int s = 0; s < nslots; s++) {
+        long v = *(long *)(base + s * SLOT_BYTES);
+        if (t->loop == acc_loop || t->loop == fop_loop || t->loop == cas_loop)
+            check(v == total_per_slot, t->name, "counter at the target is not the number of operations");
+        else if (t->loop == put_flush_loop || t->loop == put_rate_loop)
+            check(v == s + 1, t->name, "put value not at the target");
+    }
+    if (t->loop == put_bw_loop)
+        check(base[SLOT_BYTES * 64] == 1 && base[SLOT_BYTES * 64 + BIG - 1] == 1, t->name, "1 MiB put not at the target");
+    MPI_Win_unlock(1, win);
+}
+
+static void reset_target(void)
+{
+    MPI_Win_fence(0, win);
+    if (rank == 1)
+        memset(base, 0, SLOT_BYTES * 64);
+    memset(cas_expected, 0, sizeof cas_expected);
+    MPI_Win_fence(0, win);
+}
+
+static void run(const struct test *t, int repeat)
+{
+    long n = iters / t->divisor > 0 ? iters / t->divisor : 1;
+    double samples[repeat];
+    reset_target();
+    one_repeat(t, n / 10 + 1); /* warm-up: connections, caches */
+    long done = n / 10 + 1;
+    for (int r = 0; r < repeat; r++) {
+        samples[r] = one_repeat(t, n);
+        done += n;
+    }
+    verify(t, done);
+    if (rank != 0)
+        return;
+    qsort(samples, (size_t)repeat, sizeof *samples, cmp_double);
+    double med = samples[repeat / 2];
+    int nthreads = t->threaded ? threads : 1;
+    switch (t->unit) {
+    case USEC:
+        printf("%-12s %10.3f us\n", t->name, med / (double)n * 1e6);
+        break;
+    case MBPS:
+        printf("%-12s %10.1f MB/s\n", t->name, (double)n * BIG / med / 1e6);
+        break;
+    case MOPS:
+        printf("%-12s %10.3f Mops/s (%d threads)\n", t->name, (double)n * nthreads / med / 1e6, nthreads);
+        break;
+    }
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int provided, repeat = 5;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    const char *chosen[32];
+    int nchosen = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+            iters = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else if (argv[i][0] != '-' && nchosen < 32)
+            chosen[nchosen++] = argv[i];
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [TEST ...]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (nprocs < 2 || iters < 1 || repeat < 1 || threads < 1 || threads > 64 ||
+        (threads > 1 && provided < MPI_THREAD_MULTIPLE)) {
+        if (rank == 0)
+            fprintf(stderr, "rma_micro: needs 2 ranks, positive counts, 1-64 threads (MPI_THREAD_MULTIPLE for more than 1)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Win_allocate(SLOT_BYTES * 64 + BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    memset(base, 0, SLOT_BYTES * 64 + BIG);
+    for (size_t k = 0; k < sizeof tests / sizeof *tests; k++) {
+        int want = nchosen == 0;
+        for (int c = 0; c < nchosen; c++)
+            want |= !strcmp(chosen[c], tests[k].name);
+        if (want)
+            run(&tests[k], repeat);
+    }
+    MPI_Win_free(&win);
+    int all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return all != 0;
+}
