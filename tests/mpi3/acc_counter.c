@@ -15,7 +15,7 @@
  * one thread never go backwards.
  *
  *   acc_counter [--threads T] [--iters N] [--win all|allocate,create,alloc_mem,dynamic] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static const MPI_Aint word_off[NWORDS] = {0, 8};
 typedef struct { int64_t phase, target, word, value; } fetched;
 
 typedef struct {
-  mt3_win w;
+  mtest_win w;
   int threads, iters;
   fetched *log;      /* per thread: iters entries per phase */
   int *nlog;         /* per thread */
@@ -44,9 +44,9 @@ static int64_t load_word(const void *p, int word) {
 static int64_t read_counter(counter_test *t, int target, int word) {
   char zero[8] = {0}, res[8];
   MPI_Datatype dt = word == 0 ? MPI_INT64_T : MPI_INT;
-  MT3_MPI(MPI_Fetch_and_op(zero, res, dt, target, mt3_disp(&t->w, target, (size_t)word_off[word]),
+  MTEST_MPI(MPI_Fetch_and_op(zero, res, dt, target, mtest_disp(&t->w, target, (size_t)word_off[word]),
                            MPI_NO_OP, t->w.win));
-  MT3_MPI(MPI_Win_flush(target, t->w.win));
+  MTEST_MPI(MPI_Win_flush(target, t->w.win));
   return load_word(res, word);
 }
 
@@ -58,11 +58,11 @@ static void record(counter_test *t, int thread, int phase, int target, int word,
 /* known[target][word]: what the counter holds at least, from this thread's
  * completed operations (they complete at flush, so values only grow). */
 static void phase_sum(counter_test *t, int thread) {
-  int64_t (*known)[NWORDS] = calloc((size_t)mt3.size, sizeof *known);
-  MT3_ASSERT(known != NULL, "calloc");
+  int64_t (*known)[NWORDS] = calloc((size_t)mtest.size, sizeof *known);
+  MTEST_ASSERT(known != NULL, "calloc");
   for (int i = 0; i < t->iters; i++) {
-    int target = target_of(mt3.rank, thread, i, mt3.size), word = word_of(i);
-    MPI_Aint disp = mt3_disp(&t->w, target, (size_t)word_off[word]);
+    int target = target_of(mtest.rank, thread, i, mtest.size), word = word_of(i);
+    MPI_Aint disp = mtest_disp(&t->w, target, (size_t)word_off[word]);
     MPI_Datatype dt = word == 0 ? MPI_INT64_T : MPI_INT;
     int64_t one64 = 1;
     int one32 = 1;
@@ -71,27 +71,27 @@ static void phase_sum(counter_test *t, int thread) {
     int64_t seen, after;  /* the value read; the counter after my increment */
     switch ((i / 2 + thread) % 3) {
     case 0:
-      MT3_MPI(MPI_Fetch_and_op(one, res, dt, target, disp, MPI_SUM, t->w.win));
-      MT3_MPI(MPI_Win_flush(target, t->w.win));
+      MTEST_MPI(MPI_Fetch_and_op(one, res, dt, target, disp, MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Win_flush(target, t->w.win));
       seen = load_word(res, word);
       after = seen + 1;
       record(t, thread, 0, target, word, seen);
       break;
     case 1:
-      MT3_MPI(MPI_Get_accumulate(one, 1, dt, res, 1, dt, target, disp, 1, dt, MPI_SUM, t->w.win));
-      MT3_MPI(MPI_Win_flush(target, t->w.win));
+      MTEST_MPI(MPI_Get_accumulate(one, 1, dt, res, 1, dt, target, disp, 1, dt, MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Win_flush(target, t->w.win));
       seen = load_word(res, word);
       after = seen + 1;
       record(t, thread, 0, target, word, seen);
       break;
     default:
-      MT3_MPI(MPI_Accumulate(one, 1, dt, target, disp, 1, dt, MPI_SUM, t->w.win));
-      MT3_MPI(MPI_Win_flush(target, t->w.win));
+      MTEST_MPI(MPI_Accumulate(one, 1, dt, target, disp, 1, dt, MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Win_flush(target, t->w.win));
       after = read_counter(t, target, word);
       seen = after - 1;  /* at least my increment is in what the read saw */
       break;
     }
-    MT3_CHECK(seen >= known[target][word], "phase A: thread %d saw %lld at rank %d word %d, "
+    MTEST_CHECK(seen >= known[target][word], "phase A: thread %d saw %lld at rank %d word %d, "
               "below the %lld its own completed increments had made", thread,
               (long long)seen, target, word, (long long)known[target][word]);
     known[target][word] = after;
@@ -101,27 +101,27 @@ static void phase_sum(counter_test *t, int thread) {
 
 static void phase_cas(counter_test *t, int thread) {
   for (int i = 0; i < t->iters; i++) {
-    int target = target_of(mt3.rank, thread, i, mt3.size), word = word_of(i);
-    MPI_Aint disp = mt3_disp(&t->w, target, (size_t)word_off[word]);
+    int target = target_of(mtest.rank, thread, i, mtest.size), word = word_of(i);
+    MPI_Aint disp = mtest_disp(&t->w, target, (size_t)word_off[word]);
     MPI_Datatype dt = word == 0 ? MPI_INT64_T : MPI_INT;
     int64_t cur = read_counter(t, target, word);
     for (int tries = 0;; tries++) {
       int64_t want64 = cur + 1, cmp64 = cur, res64 = 0;
       int want32 = (int)(cur + 1), cmp32 = (int)cur, res32 = 0;
       if (word == 0)
-        MT3_MPI(MPI_Compare_and_swap(&want64, &cmp64, &res64, dt, target, disp, t->w.win));
+        MTEST_MPI(MPI_Compare_and_swap(&want64, &cmp64, &res64, dt, target, disp, t->w.win));
       else
-        MT3_MPI(MPI_Compare_and_swap(&want32, &cmp32, &res32, dt, target, disp, t->w.win));
-      MT3_MPI(MPI_Win_flush(target, t->w.win));
+        MTEST_MPI(MPI_Compare_and_swap(&want32, &cmp32, &res32, dt, target, disp, t->w.win));
+      MTEST_MPI(MPI_Win_flush(target, t->w.win));
       int64_t old = word == 0 ? res64 : res32;
       if (old == cur) {
         record(t, thread, 1, target, word, old);
         break;
       }
-      MT3_CHECK(old > cur, "phase B: CAS on rank %d word %d found %lld below %lld read before",
+      MTEST_CHECK(old > cur, "phase B: CAS on rank %d word %d found %lld below %lld read before",
                 target, word, (long long)old, (long long)cur);
       if (old <= cur || tries > 1000000) {
-        mt3_fail(__FILE__, __LINE__, "phase B: CAS loop gives up");
+        mtest_fail(__FILE__, __LINE__, "phase B: CAS loop gives up");
         return;
       }
       cur = old;
@@ -136,10 +136,10 @@ static void phase_b_thread(int i, void *arg) { (void)arg; phase_cas(the_test, i)
 /* How many increments of one phase target (target, word), over the job. */
 static int64_t expected_increments(const counter_test *t, int target, int word) {
   int64_t n = 0;
-  for (int r = 0; r < mt3.size; r++)
+  for (int r = 0; r < mtest.size; r++)
     for (int th = 0; th < t->threads; th++)
       for (int i = 0; i < t->iters; i++)
-        n += target_of(r, th, i, mt3.size) == target && word_of(i) == word;
+        n += target_of(r, th, i, mtest.size) == target && word_of(i) == word;
   return n;
 }
 
@@ -157,29 +157,29 @@ static void check_fetched(counter_test *t) {
   for (int th = 0; th < t->threads; th++)
     for (int k = 0; k < t->nlog[th]; k++)
       t->log[mine++] = t->log[(size_t)th * 2 * (size_t)t->iters + (size_t)k];
-  int *counts = malloc(sizeof(int) * (size_t)mt3.size), *displs = malloc(sizeof(int) * (size_t)mt3.size);
+  int *counts = malloc(sizeof(int) * (size_t)mtest.size), *displs = malloc(sizeof(int) * (size_t)mtest.size);
   int n4 = mine * 4;
   MPI_Gather(&n4, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
   int total = 0;
-  if (mt3.rank == 0)
-    for (int r = 0; r < mt3.size; r++) {
+  if (mtest.rank == 0)
+    for (int r = 0; r < mtest.size; r++) {
       displs[r] = total;
       total += counts[r];
     }
-  fetched *all = mt3.rank == 0 ? malloc(sizeof(fetched) * (size_t)(total / 4 + 1)) : NULL;
+  fetched *all = mtest.rank == 0 ? malloc(sizeof(fetched) * (size_t)(total / 4 + 1)) : NULL;
   MPI_Gatherv(t->log, n4, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  if (mt3.rank == 0) {
+  if (mtest.rank == 0) {
     int n = total / 4;
     qsort(all, (size_t)n, sizeof *all, cmp_fetched);
     for (int k = 0; k < n; k++) {
       fetched *f = &all[k];
       int64_t a = expected_increments(t, (int)f->target, (int)f->word);
       int64_t lo = f->phase ? a : 0, hi = f->phase ? 2 * a : a;
-      MT3_CHECK(f->value >= lo && f->value < hi, "phase %c fetched %lld from rank %lld word %lld, "
+      MTEST_CHECK(f->value >= lo && f->value < hi, "phase %c fetched %lld from rank %lld word %lld, "
                 "outside [%lld, %lld)", f->phase ? 'B' : 'A', (long long)f->value,
                 (long long)f->target, (long long)f->word, (long long)lo, (long long)hi);
       if (k > 0 && f->target == f[-1].target && f->word == f[-1].word)
-        MT3_CHECK(f->value != f[-1].value, "two increments of rank %lld word %lld fetched %lld",
+        MTEST_CHECK(f->value != f[-1].value, "two increments of rank %lld word %lld fetched %lld",
                   (long long)f->target, (long long)f->word, (long long)f->value);
     }
   }
@@ -188,41 +188,41 @@ static void check_fetched(counter_test *t) {
   free(displs);
 }
 
-static void run(counter_test *t, mt3_win_kind kind) {
-  mt3_set_context("%s window", mt3_win_kind_name(kind));
+static void run(counter_test *t, mtest_win_kind kind) {
+  mtest_set_context("%s window", mtest_win_kind_name(kind));
   memset(t->nlog, 0, sizeof(int) * (size_t)t->threads);
-  mt3_win_open(&t->w, kind, 64, MPI_INFO_NULL, MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_lock_all(0, t->w.win));
-  mt3_run_threads(t->threads, phase_a_thread, NULL);
-  MT3_MPI(MPI_Win_flush_all(t->w.win));
+  mtest_win_open(&t->w, kind, 64, MPI_INFO_NULL, MPI_COMM_WORLD);
+  MTEST_MPI(MPI_Win_lock_all(0, t->w.win));
+  mtest_run_threads(t->threads, phase_a_thread, NULL);
+  MTEST_MPI(MPI_Win_flush_all(t->w.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  mt3_run_threads(t->threads, phase_b_thread, NULL);
-  MT3_MPI(MPI_Win_flush_all(t->w.win));
+  mtest_run_threads(t->threads, phase_b_thread, NULL);
+  MTEST_MPI(MPI_Win_flush_all(t->w.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(t->w.win));
+  MTEST_MPI(MPI_Win_sync(t->w.win));
   for (int word = 0; word < NWORDS; word++)
-    MT3_EQ(load_word(t->w.base + word_off[word], word), 2 * expected_increments(t, mt3.rank, word),
+    MTEST_EQ(load_word(t->w.base + word_off[word], word), 2 * expected_increments(t, mtest.rank, word),
            word == 0 ? "final int64 counter" : "final int counter");
-  MT3_MPI(MPI_Win_unlock_all(t->w.win));
+  MTEST_MPI(MPI_Win_unlock_all(t->w.win));
   check_fetched(t);
-  mt3_win_close(&t->w);
+  mtest_win_close(&t->w);
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_MULTIPLE);
+  mtest_init(&argc, &argv, MPI_THREAD_MULTIPLE);
   counter_test t = {0};
-  t.threads = (int)mt3_arg_long(argc, argv, "--threads", 4);
-  t.iters = (int)mt3_arg_long(argc, argv, "--iters", 100);
-  MT3_ASSERT(t.threads >= 1 && t.iters >= 1, "bad --threads/--iters");
+  t.threads = (int)mtest_arg_long(argc, argv, "--threads", 4);
+  t.iters = (int)mtest_arg_long(argc, argv, "--iters", 100);
+  MTEST_ASSERT(t.threads >= 1 && t.iters >= 1, "bad --threads/--iters");
   t.log = calloc((size_t)t.threads * 2 * (size_t)t.iters, sizeof *t.log);
   t.nlog = calloc((size_t)t.threads, sizeof *t.nlog);
-  MT3_ASSERT(t.log && t.nlog, "calloc");
+  MTEST_ASSERT(t.log && t.nlog, "calloc");
   the_test = &t;
-  mt3_win_kind kinds[MT3_NKINDS];
-  int nk = mt3_win_kinds(argc, argv, kinds);
+  mtest_win_kind kinds[MTEST_NKINDS];
+  int nk = mtest_win_kinds(argc, argv, kinds);
   for (int k = 0; k < nk; k++)
     run(&t, kinds[k]);
   free(t.log);
   free(t.nlog);
-  return mt3_finish();
+  return mtest_finish();
 }

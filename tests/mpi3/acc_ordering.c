@@ -15,7 +15,7 @@
  * same_op_no_op), mpi_accumulate_granularity, same_size, same_disp_unit.
  *
  *   acc_ordering [--win all|allocate,create,alloc_mem,dynamic] [--rounds N] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <string.h>
 
@@ -48,7 +48,7 @@ enum { COUNTER = 0, SEQ = 8, VEC = SEQ + NSEQ * 8, WIN_BYTES = VEC + 2 * NVEC * 
 
 typedef struct {
   const variant *v;
-  mt3_win w;
+  mtest_win w;
   int target, round;
   MPI_Datatype vec;  /* NVEC doubles, stride 2 */
   /* Origin buffers must stay untouched until the flush that completes them. */
@@ -60,85 +60,85 @@ typedef struct {
  * read), complete what is outstanding first. */
 static void before_read(ctx *c) {
   if (!c->v->ordered_reads)
-    MT3_MPI(MPI_Win_flush(c->target, c->w.win));
+    MTEST_MPI(MPI_Win_flush(c->target, c->w.win));
 }
 static void before_write(ctx *c, int after_read) {
   if ((after_read && !c->v->ordered_reads) || (!after_read && !c->v->ordered_writes))
-    MT3_MPI(MPI_Win_flush(c->target, c->w.win));
+    MTEST_MPI(MPI_Win_flush(c->target, c->w.win));
 }
 
-static int64_t seed_of(const ctx *c, int k) { return 3 + (mt3.rank * 7 + k * 5 + c->round) % 11; }
+static int64_t seed_of(const ctx *c, int k) { return 3 + (mtest.rank * 7 + k * 5 + c->round) % 11; }
 
 /* Mixed operations on word k: REPLACE a, SUM b, read, PROD 3, fetch-SUM d,
  * fetch-REPLACE e, read.  Results land in res[0..3]; returns the final value. */
 static int64_t mixed_sequence(ctx *c, int k, int64_t res[4], int64_t ops[5]) {
-  MPI_Aint d = mt3_disp(&c->w, c->target, SEQ + (size_t)k * 8);
+  MPI_Aint d = mtest_disp(&c->w, c->target, SEQ + (size_t)k * 8);
   int64_t a = seed_of(c, k), e = 1000 + a;
   ops[0] = a, ops[1] = a + 1, ops[2] = 3, ops[3] = a + 2, ops[4] = e;
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(&ops[0], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_REPLACE, c->w.win));
+  MTEST_MPI(MPI_Accumulate(&ops[0], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_REPLACE, c->w.win));
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(&ops[1], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_SUM, c->w.win));
+  MTEST_MPI(MPI_Accumulate(&ops[1], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_SUM, c->w.win));
   before_read(c);
-  MT3_MPI(MPI_Get_accumulate(&c->zero, 1, MPI_INT64_T, &res[0], 1, MPI_INT64_T, c->target, d, 1,
+  MTEST_MPI(MPI_Get_accumulate(&c->zero, 1, MPI_INT64_T, &res[0], 1, MPI_INT64_T, c->target, d, 1,
                              MPI_INT64_T, MPI_NO_OP, c->w.win));
   before_write(c, 1);
-  MT3_MPI(MPI_Accumulate(&ops[2], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_PROD, c->w.win));
+  MTEST_MPI(MPI_Accumulate(&ops[2], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_PROD, c->w.win));
   before_read(c);
-  MT3_MPI(MPI_Fetch_and_op(&ops[3], &res[1], MPI_INT64_T, c->target, d, MPI_SUM, c->w.win));
+  MTEST_MPI(MPI_Fetch_and_op(&ops[3], &res[1], MPI_INT64_T, c->target, d, MPI_SUM, c->w.win));
   before_write(c, 1);
-  MT3_MPI(MPI_Fetch_and_op(&ops[4], &res[2], MPI_INT64_T, c->target, d, MPI_REPLACE, c->w.win));
+  MTEST_MPI(MPI_Fetch_and_op(&ops[4], &res[2], MPI_INT64_T, c->target, d, MPI_REPLACE, c->w.win));
   before_read(c);
-  MT3_MPI(MPI_Fetch_and_op(&c->zero, &res[3], MPI_INT64_T, c->target, d, MPI_NO_OP, c->w.win));
+  MTEST_MPI(MPI_Fetch_and_op(&c->zero, &res[3], MPI_INT64_T, c->target, d, MPI_NO_OP, c->w.win));
   return e;
 }
 
 /* Under same_op a location sees one operation: SUMs only, fetched in order. */
 static int64_t sum_sequence(ctx *c, int k, int64_t res[4], int64_t ops[5]) {
-  MPI_Aint d = mt3_disp(&c->w, c->target, SEQ + (size_t)k * 8);
+  MPI_Aint d = mtest_disp(&c->w, c->target, SEQ + (size_t)k * 8);
   for (int j = 0; j < 5; j++)
     ops[j] = seed_of(c, k) + j;
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(&ops[0], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_SUM, c->w.win));
+  MTEST_MPI(MPI_Accumulate(&ops[0], 1, MPI_INT64_T, c->target, d, 1, MPI_INT64_T, MPI_SUM, c->w.win));
   for (int j = 0; j < 4; j++) {
     before_read(c);
-    MT3_MPI(MPI_Fetch_and_op(&ops[j + 1], &res[j], MPI_INT64_T, c->target, d, MPI_SUM, c->w.win));
+    MTEST_MPI(MPI_Fetch_and_op(&ops[j + 1], &res[j], MPI_INT64_T, c->target, d, MPI_SUM, c->w.win));
   }
   return 0;  /* the checker knows the start value */
 }
 
 /* Multi-element: REPLACE through a vector, SUM contiguous over it, MAX, read. */
 static void vector_sequence(ctx *c, double got[2 * NVEC], double ops[3][2 * NVEC]) {
-  MPI_Aint d = mt3_disp(&c->w, c->target, VEC);
+  MPI_Aint d = mtest_disp(&c->w, c->target, VEC);
   for (int e = 0; e < 2 * NVEC; e++) {
-    ops[0][e] = mt3.rank + e + c->round;
+    ops[0][e] = mtest.rank + e + c->round;
     ops[1][e] = 0.5 * e;
     ops[2][e] = e % 3 ? 0 : 100 + e;
   }
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(ops[0], NVEC, MPI_DOUBLE, c->target, d, 1, c->vec, MPI_REPLACE, c->w.win));
+  MTEST_MPI(MPI_Accumulate(ops[0], NVEC, MPI_DOUBLE, c->target, d, 1, c->vec, MPI_REPLACE, c->w.win));
   if (c->v->same_op)  /* keep one op per location: the rest is checked elsewhere */
     return;
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(ops[1], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_SUM,
+  MTEST_MPI(MPI_Accumulate(ops[1], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_SUM,
                          c->w.win));
   before_write(c, 0);
-  MT3_MPI(MPI_Accumulate(ops[2], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_MAX,
+  MTEST_MPI(MPI_Accumulate(ops[2], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_MAX,
                          c->w.win));
   before_read(c);
-  MT3_MPI(MPI_Get_accumulate(c->zeros, 2 * NVEC, MPI_DOUBLE, got, 2 * NVEC, MPI_DOUBLE, c->target, d,
+  MTEST_MPI(MPI_Get_accumulate(c->zeros, 2 * NVEC, MPI_DOUBLE, got, 2 * NVEC, MPI_DOUBLE, c->target, d,
                              2 * NVEC, MPI_DOUBLE, MPI_NO_OP, c->w.win));
 }
 
 static void check_mixed(const ctx *c, int k, const int64_t res[4], const int64_t ops[5]) {
   int64_t ab = ops[0] + ops[1], prod = ab * ops[2];
-  MT3_CHECK(res[0] == ab, "%s word %d: REPLACE %lld, SUM %lld, then read %lld", c->v->name, k,
+  MTEST_CHECK(res[0] == ab, "%s word %d: REPLACE %lld, SUM %lld, then read %lld", c->v->name, k,
             (long long)ops[0], (long long)ops[1], (long long)res[0]);
-  MT3_CHECK(res[1] == prod, "%s word %d: PROD 3 then fetch-SUM fetched %lld, expected %lld",
+  MTEST_CHECK(res[1] == prod, "%s word %d: PROD 3 then fetch-SUM fetched %lld, expected %lld",
             c->v->name, k, (long long)res[1], (long long)prod);
-  MT3_CHECK(res[2] == prod + ops[3], "%s word %d: fetch-REPLACE fetched %lld, expected %lld",
+  MTEST_CHECK(res[2] == prod + ops[3], "%s word %d: fetch-REPLACE fetched %lld, expected %lld",
             c->v->name, k, (long long)res[2], (long long)(prod + ops[3]));
-  MT3_CHECK(res[3] == ops[4], "%s word %d: final read %lld, expected %lld", c->v->name, k,
+  MTEST_CHECK(res[3] == ops[4], "%s word %d: final read %lld, expected %lld", c->v->name, k,
             (long long)res[3], (long long)ops[4]);
 }
 
@@ -146,7 +146,7 @@ static void check_sums(const ctx *c, int k, const int64_t res[4], const int64_t 
                        int64_t before) {
   int64_t v = before + ops[0];
   for (int j = 0; j < 4; j++) {
-    MT3_CHECK(res[j] == v, "%s word %d: fetch-SUM %d fetched %lld, expected %lld", c->v->name, k, j,
+    MTEST_CHECK(res[j] == v, "%s word %d: fetch-SUM %d fetched %lld, expected %lld", c->v->name, k, j,
               (long long)res[j], (long long)v);
     v += ops[j + 1];
   }
@@ -161,28 +161,28 @@ static void check_vector(const ctx *c, const double got[2 * NVEC], double ops[3]
     double x = ops[0][e / 2] + ops[1][e];
     if (ops[2][e] > x)
       x = ops[2][e];
-    MT3_CHECK(got[e] == x, "%s vector element %d: read %g, expected %g", c->v->name, e, got[e], x);
+    MTEST_CHECK(got[e] == x, "%s vector element %d: read %g, expected %g", c->v->name, e, got[e], x);
   }
 }
 
-static void run_variant(const variant *v, mt3_win_kind kind, int rounds) {
-  ctx c = {.v = v, .target = (mt3.rank + 1) % mt3.size, .one = 1};
+static void run_variant(const variant *v, mtest_win_kind kind, int rounds) {
+  ctx c = {.v = v, .target = (mtest.rank + 1) % mtest.size, .one = 1};
   MPI_Info info;
   MPI_Info_create(&info);
   for (int i = 0; i < 4 && v->info[i][0]; i++)
     MPI_Info_set(info, v->info[i][0], v->info[i][1]);
-  mt3_win_open(&c.w, kind, WIN_BYTES, info, MPI_COMM_WORLD);
+  mtest_win_open(&c.w, kind, WIN_BYTES, info, MPI_COMM_WORLD);
   MPI_Info_free(&info);
   MPI_Type_vector(NVEC, 1, 2, MPI_DOUBLE, &c.vec);
   MPI_Type_commit(&c.vec);
 
   int64_t sums_before[NSEQ] = {0};
-  MT3_MPI(MPI_Win_lock_all(0, c.w.win));
+  MTEST_MPI(MPI_Win_lock_all(0, c.w.win));
   for (c.round = 0; c.round < rounds; c.round++) {
     int64_t res[NSEQ][4], ops[NSEQ][5];
     double got[2 * NVEC], vops[3][2 * NVEC];
     for (int k = 0; k < NSEQ; k++) {
-      MT3_MPI(MPI_Accumulate(&c.one, 1, MPI_INT64_T, 0, mt3_disp(&c.w, 0, COUNTER), 1, MPI_INT64_T,
+      MTEST_MPI(MPI_Accumulate(&c.one, 1, MPI_INT64_T, 0, mtest_disp(&c.w, 0, COUNTER), 1, MPI_INT64_T,
                              MPI_SUM, c.w.win));
       if (v->same_op)
         sum_sequence(&c, k, res[k], ops[k]);
@@ -190,7 +190,7 @@ static void run_variant(const variant *v, mt3_win_kind kind, int rounds) {
         mixed_sequence(&c, k, res[k], ops[k]);
     }
     vector_sequence(&c, got, vops);
-    MT3_MPI(MPI_Win_flush_all(c.w.win));
+    MTEST_MPI(MPI_Win_flush_all(c.w.win));
     for (int k = 0; k < NSEQ; k++) {
       if (v->same_op) {
         check_sums(&c, k, res[k], ops[k], sums_before[k]);
@@ -202,29 +202,29 @@ static void run_variant(const variant *v, mt3_win_kind kind, int rounds) {
     }
     check_vector(&c, got, vops);
   }
-  MT3_MPI(MPI_Win_flush_all(c.w.win));
+  MTEST_MPI(MPI_Win_flush_all(c.w.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(c.w.win));
-  if (mt3.rank == 0) {
+  MTEST_MPI(MPI_Win_sync(c.w.win));
+  if (mtest.rank == 0) {
     int64_t counter;
     memcpy(&counter, c.w.base + COUNTER, 8);
-    MT3_CHECK(counter == (int64_t)mt3.size * rounds * NSEQ, "%s: counter %lld, expected %lld",
-              v->name, (long long)counter, (long long)mt3.size * rounds * NSEQ);
+    MTEST_CHECK(counter == (int64_t)mtest.size * rounds * NSEQ, "%s: counter %lld, expected %lld",
+              v->name, (long long)counter, (long long)mtest.size * rounds * NSEQ);
   }
-  MT3_MPI(MPI_Win_unlock_all(c.w.win));
-  mt3_win_close(&c.w);
+  MTEST_MPI(MPI_Win_unlock_all(c.w.win));
+  mtest_win_close(&c.w);
   MPI_Type_free(&c.vec);
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  int rounds = (int)mt3_arg_long(argc, argv, "--rounds", 20);
-  mt3_win_kind kinds[MT3_NKINDS];
-  int nk = mt3_win_kinds(argc, argv, kinds);
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  int rounds = (int)mtest_arg_long(argc, argv, "--rounds", 20);
+  mtest_win_kind kinds[MTEST_NKINDS];
+  int nk = mtest_win_kinds(argc, argv, kinds);
   for (int k = 0; k < nk; k++)
     for (int i = 0; i < NVARIANTS; i++) {
-      mt3_set_context("%s window, %s", mt3_win_kind_name(kinds[k]), variants[i].name);
+      mtest_set_context("%s window, %s", mtest_win_kind_name(kinds[k]), variants[i].name);
       run_variant(&variants[i], kinds[k], rounds);
     }
-  return mt3_finish();
+  return mtest_finish();
 }

@@ -11,7 +11,7 @@
  * update is lost.
  *
  *   acc_tear [--threads T] [--iters N] [--win all|allocate,create,alloc_mem,dynamic] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <complex.h>
 #include <math.h>
@@ -97,7 +97,7 @@ static size_t replace_off(int t) { return (size_t)t * 2 * NE * MAXSIZE; }
 static size_t sum_off(int t) { return replace_off(t) + NE * MAXSIZE; }
 
 typedef struct {
-  mt3_win w;
+  mtest_win w;
   int threads, iters, writers;
   MPI_Datatype sum_vec;  /* NE/2 int64 with stride 2: the odd elements are summed twice */
 } tear_test;
@@ -105,34 +105,34 @@ static tear_test *T_;
 
 static void check_read(const tear_type *ty, const char *buf, int target, int thread) {
   for (int e = 0; e < NE; e++)
-    MT3_CHECK(ty->who(buf + (size_t)e * ty->size, T_->writers) >= 0,
+    MTEST_CHECK(ty->who(buf + (size_t)e * ty->size, T_->writers) >= 0,
               "thread %d read a torn %s at rank %d element %d", thread, ty->name, target, e);
 }
 
 static void worker(int thread, void *arg) {
   (void)arg;
   tear_test *t = T_;
-  int me = 1 + mt3.rank * t->threads + thread;
+  int me = 1 + mtest.rank * t->threads + thread;
   char mine[NE * MAXSIZE], got[NE * MAXSIZE];
   int64_t ones[NE];
   for (int e = 0; e < NE; e++)
     ones[e] = 1;
   for (int i = 0; i < t->iters; i++) {
-    int target = (mt3.rank + thread + i) % mt3.size;
+    int target = (mtest.rank + thread + i) % mtest.size;
     for (int k = 0; k < NTYPES; k++) {
       const tear_type *ty = &types[k];
       for (int e = 0; e < NE; e++)
         ty->make(me, mine + (size_t)e * ty->size);
-      MT3_MPI(MPI_Accumulate(mine, NE, ty->dt, target, mt3_disp(&t->w, target, replace_off(k)), NE,
+      MTEST_MPI(MPI_Accumulate(mine, NE, ty->dt, target, mtest_disp(&t->w, target, replace_off(k)), NE,
                              ty->dt, MPI_REPLACE, t->w.win));
-      MT3_MPI(MPI_Get_accumulate(NULL, 0, ty->dt, got, NE, ty->dt, target,
-                                 mt3_disp(&t->w, target, replace_off(k)), NE, ty->dt, MPI_NO_OP,
+      MTEST_MPI(MPI_Get_accumulate(NULL, 0, ty->dt, got, NE, ty->dt, target,
+                                 mtest_disp(&t->w, target, replace_off(k)), NE, ty->dt, MPI_NO_OP,
                                  t->w.win));
-      MPI_Aint sd = mt3_disp(&t->w, target, sum_off(k));
-      MT3_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, target, sd, NE, MPI_INT64_T, MPI_SUM, t->w.win));
-      MT3_MPI(MPI_Accumulate(ones, NE / 2, MPI_INT64_T, target, sd + 8, 1, t->sum_vec, MPI_SUM,
+      MPI_Aint sd = mtest_disp(&t->w, target, sum_off(k));
+      MTEST_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, target, sd, NE, MPI_INT64_T, MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Accumulate(ones, NE / 2, MPI_INT64_T, target, sd + 8, 1, t->sum_vec, MPI_SUM,
                              t->w.win));
-      MT3_MPI(MPI_Win_flush(target, t->w.win));
+      MTEST_MPI(MPI_Win_flush(target, t->w.win));
       check_read(ty, got, target, thread);
     }
   }
@@ -140,54 +140,54 @@ static void worker(int thread, void *arg) {
 
 static void check_final(const tear_test *t) {
   int64_t rounds = 0;  /* rounds that targeted me, over all ranks and threads */
-  for (int r = 0; r < mt3.size; r++)
+  for (int r = 0; r < mtest.size; r++)
     for (int th = 0; th < t->threads; th++)
       for (int i = 0; i < t->iters; i++)
-        rounds += (r + th + i) % mt3.size == mt3.rank;
+        rounds += (r + th + i) % mtest.size == mtest.rank;
   for (int k = 0; k < NTYPES; k++) {
     const tear_type *ty = &types[k];
     for (int e = 0; e < NE; e++) {
       int w = ty->who(t->w.base + replace_off(k) + (size_t)e * ty->size, t->writers);
-      MT3_CHECK(w >= 0, "final %s element %d is torn", ty->name, e);
-      MT3_CHECK(w > 0 || rounds == 0, "final %s element %d never written", ty->name, e);
+      MTEST_CHECK(w >= 0, "final %s element %d is torn", ty->name, e);
+      MTEST_CHECK(w > 0 || rounds == 0, "final %s element %d never written", ty->name, e);
       int64_t v;
       memcpy(&v, t->w.base + sum_off(k) + (size_t)e * 8, 8);
-      MT3_EQ(v, rounds * (e % 2 ? 2 : 1), "SUM count of an element");
+      MTEST_EQ(v, rounds * (e % 2 ? 2 : 1), "SUM count of an element");
     }
   }
 }
 
-static void run(tear_test *t, mt3_win_kind kind) {
-  mt3_set_context("%s window", mt3_win_kind_name(kind));
-  mt3_win_open(&t->w, kind, replace_off(NTYPES), MPI_INFO_NULL, MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_lock_all(0, t->w.win));
-  mt3_run_threads(t->threads, worker, NULL);
-  MT3_MPI(MPI_Win_flush_all(t->w.win));
+static void run(tear_test *t, mtest_win_kind kind) {
+  mtest_set_context("%s window", mtest_win_kind_name(kind));
+  mtest_win_open(&t->w, kind, replace_off(NTYPES), MPI_INFO_NULL, MPI_COMM_WORLD);
+  MTEST_MPI(MPI_Win_lock_all(0, t->w.win));
+  mtest_run_threads(t->threads, worker, NULL);
+  MTEST_MPI(MPI_Win_flush_all(t->w.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(t->w.win));
+  MTEST_MPI(MPI_Win_sync(t->w.win));
   check_final(t);
-  MT3_MPI(MPI_Win_unlock_all(t->w.win));
-  mt3_win_close(&t->w);
+  MTEST_MPI(MPI_Win_unlock_all(t->w.win));
+  mtest_win_close(&t->w);
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_MULTIPLE);
+  mtest_init(&argc, &argv, MPI_THREAD_MULTIPLE);
   tear_test t = {0};
   T_ = &t;
-  t.threads = (int)mt3_arg_long(argc, argv, "--threads", 2);
-  t.iters = (int)mt3_arg_long(argc, argv, "--iters", 30);
-  t.writers = mt3.size * t.threads;
-  MT3_ASSERT(t.writers < 251, "too many writers for 8-bit patterns");
+  t.threads = (int)mtest_arg_long(argc, argv, "--threads", 2);
+  t.iters = (int)mtest_arg_long(argc, argv, "--iters", 30);
+  t.writers = mtest.size * t.threads;
+  MTEST_ASSERT(t.writers < 251, "too many writers for 8-bit patterns");
   int k = 0;
 #define HANDLE(tag, T, M, MAKE) types[k++].dt = (M);
   TEAR_TYPES(HANDLE)
 #undef HANDLE
   MPI_Type_vector(NE / 2, 1, 2, MPI_INT64_T, &t.sum_vec);
   MPI_Type_commit(&t.sum_vec);
-  mt3_win_kind kinds[MT3_NKINDS];
-  int nk = mt3_win_kinds(argc, argv, kinds);
+  mtest_win_kind kinds[MTEST_NKINDS];
+  int nk = mtest_win_kinds(argc, argv, kinds);
   for (int i = 0; i < nk; i++)
     run(&t, kinds[i]);
   MPI_Type_free(&t.sum_vec);
-  return mt3_finish();
+  return mtest_finish();
 }

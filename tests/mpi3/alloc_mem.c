@@ -5,7 +5,7 @@
  * in an order unrelated to allocation, after the windows that used it.
  *
  *   alloc_mem [--large-mib M] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +31,9 @@ static int intact(const void *p, size_t n, uintptr_t id) {
 
 static void *alloc(size_t n, MPI_Info info) {
   void *p = NULL;
-  MT3_MPI(MPI_Alloc_mem((MPI_Aint)n, info, &p));
-  MT3_CHECK(n == 0 || p != NULL, "MPI_Alloc_mem(%zu) returned NULL", n);
-  MT3_CHECK((uintptr_t)p % 8 == 0, "MPI_Alloc_mem(%zu) returned %p, not 8-byte aligned", n, p);
+  MTEST_MPI(MPI_Alloc_mem((MPI_Aint)n, info, &p));
+  MTEST_CHECK(n == 0 || p != NULL, "MPI_Alloc_mem(%zu) returned NULL", n);
+  MTEST_CHECK((uintptr_t)p % 8 == 0, "MPI_Alloc_mem(%zu) returned %p, not 8-byte aligned", n, p);
   return p;
 }
 
@@ -56,12 +56,12 @@ static void many_small(MPI_Info info) {
   }
   for (int k = 0; k < NSMALL; k++) {
     int i = order[k];
-    MT3_CHECK(intact(p[i], n[i], (uintptr_t)i), "allocation %d (%zu bytes) was overwritten", i, n[i]);
-    MT3_MPI(MPI_Free_mem(p[i]));
+    MTEST_CHECK(intact(p[i], n[i], (uintptr_t)i), "allocation %d (%zu bytes) was overwritten", i, n[i]);
+    MTEST_MPI(MPI_Free_mem(p[i]));
     /* Half-way, the survivors are still intact after frees around them. */
     if (k == NSMALL / 2)
       for (int m = k + 1; m < NSMALL; m++)
-        MT3_CHECK(intact(p[order[m]], n[order[m]], (uintptr_t)order[m]), "allocation %d damaged by "
+        MTEST_CHECK(intact(p[order[m]], n[order[m]], (uintptr_t)order[m]), "allocation %d damaged by "
                   "freeing others", order[m]);
   }
 }
@@ -72,14 +72,14 @@ static void large(size_t bytes) {
     p[i] = (char)(i >> 12);
   p[bytes - 1] = 0x5a;
   for (size_t i = 0; i < bytes; i += 4096)
-    MT3_CHECK(p[i] == (char)(i >> 12), "large allocation, byte %zu", i);
-  MT3_CHECK(p[bytes - 1] == 0x5a, "large allocation, last byte");
-  MT3_MPI(MPI_Free_mem(p));
+    MTEST_CHECK(p[i] == (char)(i >> 12), "large allocation, byte %zu", i);
+  MTEST_CHECK(p[bytes - 1] == 0x5a, "large allocation, last byte");
+  MTEST_MPI(MPI_Free_mem(p));
 }
 
 static void zero_size(void) {
   void *p = alloc(0, MPI_INFO_NULL);
-  MT3_MPI(MPI_Free_mem(p));
+  MTEST_MPI(MPI_Free_mem(p));
 }
 
 /* The MPI-4.1 key: an implementation that knows it must honour it. */
@@ -89,12 +89,12 @@ static void aligned(void) {
   MPI_Info_set(info, "mpi_minimum_memory_alignment", "4096");
   void *p = alloc(100, info);
   if ((uintptr_t)p % 4096 != 0) {
-    if (mt3.remora)
-      mt3_fail(__FILE__, __LINE__, "mpi_minimum_memory_alignment=4096 gave %p", p);
-    else if (mt3.rank == 0)
+    if (mtest.remora)
+      mtest_fail(__FILE__, __LINE__, "mpi_minimum_memory_alignment=4096 gave %p", p);
+    else if (mtest.rank == 0)
       printf("host does not honour: mpi_minimum_memory_alignment=4096 (got %p)\n", p);
   }
-  MT3_MPI(MPI_Free_mem(p));
+  MTEST_MPI(MPI_Free_mem(p));
   MPI_Info_free(&info);
 }
 
@@ -105,19 +105,19 @@ static void aligned(void) {
 static void windows(void) {
   static const size_t sizes[] = {8, 100, 4096, 1 << 20};
   enum { NS = sizeof sizes / sizeof sizes[0] };
-  int next = (mt3.rank + 1) % mt3.size, prev = (mt3.rank + mt3.size - 1) % mt3.size;
+  int next = (mtest.rank + 1) % mtest.size, prev = (mtest.rank + mtest.size - 1) % mtest.size;
   char *mem[NS], *dmem[NS];
   MPI_Win win[NS], dyn;
   MPI_Aint daddr[NS], remote[NS];
   int64_t *src = alloc(16, MPI_INFO_NULL);
-  MT3_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
   for (int s = 0; s < NS; s++) {
     mem[s] = alloc(sizes[s], MPI_INFO_NULL);
     dmem[s] = alloc(sizes[s], MPI_INFO_NULL);
     memset(mem[s], 0, sizes[s]);
     memset(dmem[s], 0, sizes[s]);
-    MT3_MPI(MPI_Win_create(mem[s], (MPI_Aint)sizes[s], 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win[s]));
-    MT3_MPI(MPI_Win_attach(dyn, dmem[s], (MPI_Aint)sizes[s]));
+    MTEST_MPI(MPI_Win_create(mem[s], (MPI_Aint)sizes[s], 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win[s]));
+    MTEST_MPI(MPI_Win_attach(dyn, dmem[s], (MPI_Aint)sizes[s]));
     MPI_Get_address(dmem[s], &daddr[s]);
   }
   /* Everyone sends the addresses of its regions to rank-1, its only origin. */
@@ -125,56 +125,56 @@ static void windows(void) {
                MPI_STATUS_IGNORE);
   for (int s = 0; s < NS; s++) {
     MPI_Aint last = (MPI_Aint)sizes[s] - 8;  /* the last word of the target memory */
-    src[0] = ((int64_t)mt3.rank << 32) | s;
+    src[0] = ((int64_t)mtest.rank << 32) | s;
     src[1] = -src[0];
     int put = sizes[s] > 8;  /* else the put would hit the SUM's word */
-    MT3_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win[s]));
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win[s]));
     if (put)
-      MT3_MPI(MPI_Put(&src[0], 1, MPI_INT64_T, next, last, 1, MPI_INT64_T, win[s]));
-    MT3_MPI(MPI_Accumulate(&src[1], 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, MPI_SUM, win[s]));
-    MT3_MPI(MPI_Win_unlock(next, win[s]));
-    MT3_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn));
+      MTEST_MPI(MPI_Put(&src[0], 1, MPI_INT64_T, next, last, 1, MPI_INT64_T, win[s]));
+    MTEST_MPI(MPI_Accumulate(&src[1], 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, MPI_SUM, win[s]));
+    MTEST_MPI(MPI_Win_unlock(next, win[s]));
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn));
     if (put)
-      MT3_MPI(MPI_Put(&src[0], 1, MPI_INT64_T, next, remote[s] + last, 1, MPI_INT64_T, dyn));
-    MT3_MPI(MPI_Accumulate(&src[1], 1, MPI_INT64_T, next, remote[s], 1, MPI_INT64_T, MPI_SUM, dyn));
-    MT3_MPI(MPI_Win_unlock(next, dyn));
+      MTEST_MPI(MPI_Put(&src[0], 1, MPI_INT64_T, next, remote[s] + last, 1, MPI_INT64_T, dyn));
+    MTEST_MPI(MPI_Accumulate(&src[1], 1, MPI_INT64_T, next, remote[s], 1, MPI_INT64_T, MPI_SUM, dyn));
+    MTEST_MPI(MPI_Win_unlock(next, dyn));
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int s = 0; s < NS; s++) {
     int64_t mine = ((int64_t)prev << 32) | s, first, lastw;
-    MT3_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mt3.rank, 0, win[s]));
-    MT3_MPI(MPI_Win_sync(win[s]));
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mtest.rank, 0, win[s]));
+    MTEST_MPI(MPI_Win_sync(win[s]));
     memcpy(&first, mem[s], 8);
     memcpy(&lastw, mem[s] + sizes[s] - 8, 8);
-    MT3_MPI(MPI_Win_unlock(mt3.rank, win[s]));
+    MTEST_MPI(MPI_Win_unlock(mtest.rank, win[s]));
     if (sizes[s] > 8)
-      MT3_EQ(lastw, mine, "put into MPI_Win_create memory from MPI_Alloc_mem");
-    MT3_EQ(first, -mine, "SUM into MPI_Win_create memory from MPI_Alloc_mem");
-    MT3_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mt3.rank, 0, dyn));
-    MT3_MPI(MPI_Win_sync(dyn));
+      MTEST_EQ(lastw, mine, "put into MPI_Win_create memory from MPI_Alloc_mem");
+    MTEST_EQ(first, -mine, "SUM into MPI_Win_create memory from MPI_Alloc_mem");
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mtest.rank, 0, dyn));
+    MTEST_MPI(MPI_Win_sync(dyn));
     memcpy(&first, dmem[s], 8);
     memcpy(&lastw, dmem[s] + sizes[s] - 8, 8);
-    MT3_MPI(MPI_Win_unlock(mt3.rank, dyn));
+    MTEST_MPI(MPI_Win_unlock(mtest.rank, dyn));
     if (sizes[s] > 8)
-      MT3_EQ(lastw, mine, "put into an attached MPI_Alloc_mem region");
-    MT3_EQ(first, -mine, "SUM into an attached MPI_Alloc_mem region");
+      MTEST_EQ(lastw, mine, "put into an attached MPI_Alloc_mem region");
+    MTEST_EQ(first, -mine, "SUM into an attached MPI_Alloc_mem region");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int s = NS - 1; s >= 0; s--) {
-    MT3_MPI(MPI_Win_free(&win[s]));
-    MT3_MPI(MPI_Win_detach(dyn, dmem[s]));
+    MTEST_MPI(MPI_Win_free(&win[s]));
+    MTEST_MPI(MPI_Win_detach(dyn, dmem[s]));
   }
-  MT3_MPI(MPI_Win_free(&dyn));
+  MTEST_MPI(MPI_Win_free(&dyn));
   for (int s = 0; s < NS; s++) {  /* interleaved: window memory up, region memory down */
-    MT3_MPI(MPI_Free_mem(mem[s]));
-    MT3_MPI(MPI_Free_mem(dmem[NS - 1 - s]));
+    MTEST_MPI(MPI_Free_mem(mem[s]));
+    MTEST_MPI(MPI_Free_mem(dmem[NS - 1 - s]));
   }
-  MT3_MPI(MPI_Free_mem(src));
+  MTEST_MPI(MPI_Free_mem(src));
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  size_t large_mib = (size_t)mt3_arg_long(argc, argv, "--large-mib", 16);
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  size_t large_mib = (size_t)mtest_arg_long(argc, argv, "--large-mib", 16);
   MPI_Info info;
   MPI_Info_create(&info);
   /* Keys an implementation may not know must be ignored. */
@@ -187,5 +187,5 @@ int main(int argc, char **argv) {
   zero_size();
   aligned();
   windows();
-  return mt3_finish();
+  return mtest_finish();
 }

@@ -11,7 +11,7 @@
  * counter (SUM only) and a slot (put/get by that origin only).
  *
  *   dyn_concurrent [--rounds R] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -38,40 +38,40 @@ static int slot_word(int origin) { return PER_ORIGIN + 2 * origin + 1; }
 
 static int64_t fetch(int rank, MPI_Aint disp, int64_t v, MPI_Op op) {
   int64_t res = 0, val = v;
-  MT3_MPI(MPI_Fetch_and_op(&val, &res, MPI_INT64_T, rank, disp, op, C.win));
-  MT3_MPI(MPI_Win_flush(rank, C.win));
+  MTEST_MPI(MPI_Fetch_and_op(&val, &res, MPI_INT64_T, rank, disp, op, C.win));
+  MTEST_MPI(MPI_Win_flush(rank, C.win));
   return res;
 }
 
 /* One step of background traffic on another rank's stable region. */
 static void stable_step(void) {
-  if (mt3.size < 2)
+  if (mtest.size < 2)
     return;
-  int q = (mt3.rank + 1 + C.stable_rr++ % (mt3.size - 1)) % mt3.size;
-  MT3_MPI(MPI_Accumulate(&C.one, 1, MPI_INT64_T, q, stable_word(q, counter_word(mt3.rank)), 1,
+  int q = (mtest.rank + 1 + C.stable_rr++ % (mtest.size - 1)) % mtest.size;
+  MTEST_MPI(MPI_Accumulate(&C.one, 1, MPI_INT64_T, q, stable_word(q, counter_word(mtest.rank)), 1,
                          MPI_INT64_T, MPI_SUM, C.win));
   C.sums_to[q]++;
-  int64_t v = ((int64_t)mt3.rank << 32) + C.stable_rr, back = -1;
-  MT3_MPI(MPI_Put(&v, 1, MPI_INT64_T, q, stable_word(q, slot_word(mt3.rank)), 1, MPI_INT64_T, C.win));
-  MT3_MPI(MPI_Win_flush(q, C.win));
-  MT3_MPI(MPI_Get(&back, 1, MPI_INT64_T, q, stable_word(q, slot_word(mt3.rank)), 1, MPI_INT64_T, C.win));
-  MT3_MPI(MPI_Win_flush(q, C.win));
-  MT3_EQ(back, v, "my slot in a stable region read back");
+  int64_t v = ((int64_t)mtest.rank << 32) + C.stable_rr, back = -1;
+  MTEST_MPI(MPI_Put(&v, 1, MPI_INT64_T, q, stable_word(q, slot_word(mtest.rank)), 1, MPI_INT64_T, C.win));
+  MTEST_MPI(MPI_Win_flush(q, C.win));
+  MTEST_MPI(MPI_Get(&back, 1, MPI_INT64_T, q, stable_word(q, slot_word(mtest.rank)), 1, MPI_INT64_T, C.win));
+  MTEST_MPI(MPI_Win_flush(q, C.win));
+  MTEST_EQ(back, v, "my slot in a stable region read back");
 }
 
 static int64_t churn_value(int owner, int round, int w) { return (int64_t)owner * 1000000 + round * 1000 + w; }
 
 static void publish_churn(void) {
-  MT3_MPI(MPI_Alloc_mem(CHURN_WORDS * 8, MPI_INFO_NULL, &C.churn));
+  MTEST_MPI(MPI_Alloc_mem(CHURN_WORDS * 8, MPI_INFO_NULL, &C.churn));
   for (int w = 0; w < CHURN_WORDS; w++)
-    C.churn[w] = w < mt3.size ? 0 : churn_value(mt3.rank, C.round, w);
-  MT3_MPI(MPI_Win_attach(C.win, C.churn, CHURN_WORDS * 8));
-  MT3_MPI(MPI_Win_sync(C.win));
+    C.churn[w] = w < mtest.size ? 0 : churn_value(mtest.rank, C.round, w);
+  MTEST_MPI(MPI_Win_attach(C.win, C.churn, CHURN_WORDS * 8));
+  MTEST_MPI(MPI_Win_sync(C.win));
   MPI_Aint a;
   MPI_Get_address(C.churn, &a);
   /* The address first; the round, which readers wait for, after it landed. */
-  fetch(mt3.rank, stable_word(mt3.rank, MB_ADDR), (int64_t)a, MPI_REPLACE);
-  fetch(mt3.rank, stable_word(mt3.rank, MB_ROUND), C.round + 1, MPI_REPLACE);
+  fetch(mtest.rank, stable_word(mtest.rank, MB_ADDR), (int64_t)a, MPI_REPLACE);
+  fetch(mtest.rank, stable_word(mtest.rank, MB_ROUND), C.round + 1, MPI_REPLACE);
 }
 
 /* Use rank p's churn region of this round: SUM into word `my rank`, get the
@@ -82,73 +82,73 @@ static void use_churn(int p) {
     sched_yield();
   }
   MPI_Aint a = (MPI_Aint)fetch(p, stable_word(p, MB_ADDR), 0, MPI_NO_OP);
-  int64_t mark = churn_value(mt3.rank, C.round, 0) + 7;
-  MT3_MPI(MPI_Accumulate(&mark, 1, MPI_INT64_T, p, a + 8 * mt3.rank, 1, MPI_INT64_T, MPI_SUM, C.win));
-  int n = CHURN_WORDS - mt3.size;
-  MT3_MPI(MPI_Get(C.scratch, n, MPI_INT64_T, p, a + 8 * mt3.size, n, MPI_INT64_T, C.win));
-  MT3_MPI(MPI_Win_flush(p, C.win));
+  int64_t mark = churn_value(mtest.rank, C.round, 0) + 7;
+  MTEST_MPI(MPI_Accumulate(&mark, 1, MPI_INT64_T, p, a + 8 * mtest.rank, 1, MPI_INT64_T, MPI_SUM, C.win));
+  int n = CHURN_WORDS - mtest.size;
+  MTEST_MPI(MPI_Get(C.scratch, n, MPI_INT64_T, p, a + 8 * mtest.size, n, MPI_INT64_T, C.win));
+  MTEST_MPI(MPI_Win_flush(p, C.win));
   for (int w = 0; w < n; w++)
-    MT3_CHECK(C.scratch[w] == churn_value(p, C.round, mt3.size + w), "round %d: rank %d's churn "
-              "region word %d is %lld", C.round, p, mt3.size + w, (long long)C.scratch[w]);
+    MTEST_CHECK(C.scratch[w] == churn_value(p, C.round, mtest.size + w), "round %d: rank %d's churn "
+              "region word %d is %lld", C.round, p, mtest.size + w, (long long)C.scratch[w]);
   fetch(p, stable_word(p, ACKS), 1, MPI_SUM);
 }
 
 static void retire_churn(void) {
-  int64_t want = (int64_t)(C.round + 1) * (mt3.size - 1);
-  while (fetch(mt3.rank, stable_word(mt3.rank, ACKS), 0, MPI_NO_OP) < want) {
+  int64_t want = (int64_t)(C.round + 1) * (mtest.size - 1);
+  while (fetch(mtest.rank, stable_word(mtest.rank, ACKS), 0, MPI_NO_OP) < want) {
     stable_step();
     sched_yield();
   }
-  MT3_MPI(MPI_Win_sync(C.win));
-  for (int p = 0; p < mt3.size; p++)
-    if (p != mt3.rank)
-      MT3_EQ(C.churn[p], churn_value(p, C.round, 0) + 7, "SUM into my churn region");
-  MT3_MPI(MPI_Win_detach(C.win, C.churn));
-  MT3_MPI(MPI_Free_mem(C.churn));
+  MTEST_MPI(MPI_Win_sync(C.win));
+  for (int p = 0; p < mtest.size; p++)
+    if (p != mtest.rank)
+      MTEST_EQ(C.churn[p], churn_value(p, C.round, 0) + 7, "SUM into my churn region");
+  MTEST_MPI(MPI_Win_detach(C.win, C.churn));
+  MTEST_MPI(MPI_Free_mem(C.churn));
   C.churn = NULL;
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  int rounds = (int)mt3_arg_long(argc, argv, "--rounds", 10);
-  size_t words = PER_ORIGIN + 2 * (size_t)mt3.size;
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  int rounds = (int)mtest_arg_long(argc, argv, "--rounds", 10);
+  size_t words = PER_ORIGIN + 2 * (size_t)mtest.size;
   C.one = 1;
-  C.stable_addr = calloc((size_t)mt3.size, sizeof *C.stable_addr);
-  C.sums_to = calloc((size_t)mt3.size, sizeof *C.sums_to);
-  MT3_MPI(MPI_Alloc_mem((MPI_Aint)(words * 8), MPI_INFO_NULL, &C.stable));
+  C.stable_addr = calloc((size_t)mtest.size, sizeof *C.stable_addr);
+  C.sums_to = calloc((size_t)mtest.size, sizeof *C.sums_to);
+  MTEST_MPI(MPI_Alloc_mem((MPI_Aint)(words * 8), MPI_INFO_NULL, &C.stable));
   memset(C.stable, 0, words * 8);
-  MT3_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &C.win));
-  MT3_MPI(MPI_Win_attach(C.win, C.stable, (MPI_Aint)(words * 8)));
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &C.win));
+  MTEST_MPI(MPI_Win_attach(C.win, C.stable, (MPI_Aint)(words * 8)));
   MPI_Aint mine;
   MPI_Get_address(C.stable, &mine);
   MPI_Allgather(&mine, 1, MPI_AINT, C.stable_addr, 1, MPI_AINT, MPI_COMM_WORLD);
 
-  MT3_MPI(MPI_Win_lock_all(0, C.win));
-  MT3_MPI(MPI_Win_sync(C.win));
+  MTEST_MPI(MPI_Win_lock_all(0, C.win));
+  MTEST_MPI(MPI_Win_sync(C.win));
   MPI_Barrier(MPI_COMM_WORLD);
   for (C.round = 0; C.round < rounds; C.round++) {
     publish_churn();
-    for (int k = 1; k < mt3.size; k++)
-      use_churn((mt3.rank + k) % mt3.size);
+    for (int k = 1; k < mtest.size; k++)
+      use_churn((mtest.rank + k) % mtest.size);
     retire_churn();
   }
-  MT3_MPI(MPI_Win_flush_all(C.win));
+  MTEST_MPI(MPI_Win_flush_all(C.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(C.win));
+  MTEST_MPI(MPI_Win_sync(C.win));
   /* My counter for each origin holds exactly the SUMs it sent me. */
-  int64_t *sent_me = calloc((size_t)mt3.size, sizeof *sent_me);
+  int64_t *sent_me = calloc((size_t)mtest.size, sizeof *sent_me);
   MPI_Alltoall(C.sums_to, 1, MPI_INT64_T, sent_me, 1, MPI_INT64_T, MPI_COMM_WORLD);
-  for (int p = 0; p < mt3.size; p++)
-    MT3_EQ(C.stable[counter_word(p)], sent_me[p], "SUMs from one origin into my stable region");
-  MT3_EQ(C.stable[ACKS], (int64_t)rounds * (mt3.size - 1), "acknowledgements");
+  for (int p = 0; p < mtest.size; p++)
+    MTEST_EQ(C.stable[counter_word(p)], sent_me[p], "SUMs from one origin into my stable region");
+  MTEST_EQ(C.stable[ACKS], (int64_t)rounds * (mtest.size - 1), "acknowledgements");
   free(sent_me);
-  MT3_MPI(MPI_Win_unlock_all(C.win));
+  MTEST_MPI(MPI_Win_unlock_all(C.win));
 
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_detach(C.win, C.stable));
-  MT3_MPI(MPI_Win_free(&C.win));
-  MT3_MPI(MPI_Free_mem(C.stable));
+  MTEST_MPI(MPI_Win_detach(C.win, C.stable));
+  MTEST_MPI(MPI_Win_free(&C.win));
+  MTEST_MPI(MPI_Free_mem(C.stable));
   free(C.stable_addr);
   free(C.sums_to);
-  return mt3_finish();
+  return mtest_finish();
 }

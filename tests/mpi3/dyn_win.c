@@ -8,7 +8,7 @@
  * target's regions must see the new ones.
  *
  *   dyn_win [--regions N] [--generations G] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +38,24 @@ static void attach(dyn_test *t, int i) {
   r->size = region_size(i, t->gen);
   r->from_mpi = (i + t->gen) % 2;
   if (r->from_mpi)
-    MT3_MPI(MPI_Alloc_mem(r->size, MPI_INFO_NULL, &r->base));
+    MTEST_MPI(MPI_Alloc_mem(r->size, MPI_INFO_NULL, &r->base));
   else
     r->base = malloc((size_t)r->size);
-  MT3_ASSERT(r->base != NULL, "region allocation");
+  MTEST_ASSERT(r->base != NULL, "region allocation");
   /* Word 0 takes SUMs from every rank; the rest is my pattern for readers. */
   int64_t *w = (int64_t *)r->base;
   w[0] = 0;
   for (int k = 1; k < r->size / 8; k++)
-    w[k] = pattern(mt3.rank, mt3.rank, i, t->gen, k);
-  MT3_MPI(MPI_Win_attach(t->win, r->base, r->size));
+    w[k] = pattern(mtest.rank, mtest.rank, i, t->gen, k);
+  MTEST_MPI(MPI_Win_attach(t->win, r->base, r->size));
   MPI_Get_address(r->base, &r->addr);
 }
 
 static void detach(dyn_test *t, int i) {
   region *r = &t->mine[i];
-  MT3_MPI(MPI_Win_detach(t->win, r->base));
+  MTEST_MPI(MPI_Win_detach(t->win, r->base));
   if (r->from_mpi)
-    MT3_MPI(MPI_Free_mem(r->base));
+    MTEST_MPI(MPI_Free_mem(r->base));
   else
     free(r->base);
   r->base = NULL;
@@ -77,70 +77,70 @@ static void publish(dyn_test *t) {
  * regions of 64+ bytes; get its second word; SUM into word 0 of every rank's
  * regions.  Every location has a single writer or only SUMs. */
 static void access_round(dyn_test *t, int64_t *got, int64_t *puts) {
-  int next = (mt3.rank + 1) % mt3.size, prev = (mt3.rank + mt3.size - 1) % mt3.size;
+  int next = (mtest.rank + 1) % mtest.size, prev = (mtest.rank + mtest.size - 1) % mtest.size;
   MPI_Datatype every3;
   MPI_Type_vector(2, 1, 3, MPI_INT64_T, &every3);
   MPI_Type_commit(&every3);
   static const int64_t one = 1;
-  MT3_MPI(MPI_Win_lock_all(0, t->win));
+  MTEST_MPI(MPI_Win_lock_all(0, t->win));
   /* My regions' fresh contents are public before anyone accesses them. */
-  MT3_MPI(MPI_Win_sync(t->win));
+  MTEST_MPI(MPI_Win_sync(t->win));
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < t->nreg; i++) {
     MPI_Aint a = t->addr[next * t->nreg + i];
     int words = t->size[next * t->nreg + i] / 8;
-    for (int p = 0; p < mt3.size; p++)
-      MT3_MPI(MPI_Accumulate(&one, 1, MPI_INT64_T, p, t->addr[p * t->nreg + i], 1, MPI_INT64_T,
+    for (int p = 0; p < mtest.size; p++)
+      MTEST_MPI(MPI_Accumulate(&one, 1, MPI_INT64_T, p, t->addr[p * t->nreg + i], 1, MPI_INT64_T,
                              MPI_SUM, t->win));
     if (words > 2) {
-      puts[3 * i] = pattern(next, mt3.rank, i, t->gen, words - 1);
-      MT3_MPI(MPI_Put(&puts[3 * i], 1, MPI_INT64_T, next, a + 8 * (words - 1), 1, MPI_INT64_T, t->win));
+      puts[3 * i] = pattern(next, mtest.rank, i, t->gen, words - 1);
+      MTEST_MPI(MPI_Put(&puts[3 * i], 1, MPI_INT64_T, next, a + 8 * (words - 1), 1, MPI_INT64_T, t->win));
     }
     if (words >= 8) {  /* words 2 and 5 */
-      puts[3 * i + 1] = pattern(next, mt3.rank, i, t->gen, 2);
-      puts[3 * i + 2] = pattern(next, mt3.rank, i, t->gen, 5);
-      MT3_MPI(MPI_Put(&puts[3 * i + 1], 2, MPI_INT64_T, next, a + 16, 1, every3, t->win));
+      puts[3 * i + 1] = pattern(next, mtest.rank, i, t->gen, 2);
+      puts[3 * i + 2] = pattern(next, mtest.rank, i, t->gen, 5);
+      MTEST_MPI(MPI_Put(&puts[3 * i + 1], 2, MPI_INT64_T, next, a + 16, 1, every3, t->win));
     }
     MPI_Aint pa = t->addr[prev * t->nreg + i];
     if (t->size[prev * t->nreg + i] >= 16)
-      MT3_MPI(MPI_Get(&got[i], 1, MPI_INT64_T, prev, pa + 8, 1, MPI_INT64_T, t->win));
+      MTEST_MPI(MPI_Get(&got[i], 1, MPI_INT64_T, prev, pa + 8, 1, MPI_INT64_T, t->win));
   }
-  MT3_MPI(MPI_Win_flush_all(t->win));
+  MTEST_MPI(MPI_Win_flush_all(t->win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(t->win));
-  MT3_MPI(MPI_Win_unlock_all(t->win));
+  MTEST_MPI(MPI_Win_sync(t->win));
+  MTEST_MPI(MPI_Win_unlock_all(t->win));
   MPI_Type_free(&every3);
 }
 
 static void check_round(dyn_test *t, const int64_t *got) {
-  int prev = (mt3.rank + mt3.size - 1) % mt3.size;
+  int prev = (mtest.rank + mtest.size - 1) % mtest.size;
   for (int i = 0; i < t->nreg; i++) {
     const int64_t *w = (const int64_t *)t->mine[i].base;
     int words = t->mine[i].size / 8;
-    MT3_EQ(w[0], mt3.size, "SUMs into word 0 of a region");
+    MTEST_EQ(w[0], mtest.size, "SUMs into word 0 of a region");
     if (words > 2)
-      MT3_EQ(w[words - 1], pattern(mt3.rank, prev, i, t->gen, words - 1), "put into a region's last word");
+      MTEST_EQ(w[words - 1], pattern(mtest.rank, prev, i, t->gen, words - 1), "put into a region's last word");
     if (words >= 8) {
-      MT3_EQ(w[2], pattern(mt3.rank, prev, i, t->gen, 2), "vector put, word 2");
-      MT3_EQ(w[5], pattern(mt3.rank, prev, i, t->gen, 5), "vector put, word 5");
-      MT3_EQ(w[3], pattern(mt3.rank, mt3.rank, i, t->gen, 3), "word 3 between the vector's words");
+      MTEST_EQ(w[2], pattern(mtest.rank, prev, i, t->gen, 2), "vector put, word 2");
+      MTEST_EQ(w[5], pattern(mtest.rank, prev, i, t->gen, 5), "vector put, word 5");
+      MTEST_EQ(w[3], pattern(mtest.rank, mtest.rank, i, t->gen, 3), "word 3 between the vector's words");
     }
     if (t->size[prev * t->nreg + i] >= 16)
-      MT3_EQ(got[i], pattern(prev, prev, i, t->gen, 1), "get from a region's word 1");
+      MTEST_EQ(got[i], pattern(prev, prev, i, t->gen, 1), "get from a region's word 1");
   }
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
   dyn_test t = {0};
-  t.nreg = (int)mt3_arg_long(argc, argv, "--regions", 128);
-  int generations = (int)mt3_arg_long(argc, argv, "--generations", 3);
+  t.nreg = (int)mtest_arg_long(argc, argv, "--regions", 128);
+  int generations = (int)mtest_arg_long(argc, argv, "--generations", 3);
   t.mine = calloc((size_t)t.nreg, sizeof *t.mine);
-  t.addr = calloc((size_t)t.nreg * (size_t)mt3.size, sizeof *t.addr);
-  t.size = calloc((size_t)t.nreg * (size_t)mt3.size, sizeof *t.size);
+  t.addr = calloc((size_t)t.nreg * (size_t)mtest.size, sizeof *t.addr);
+  t.size = calloc((size_t)t.nreg * (size_t)mtest.size, sizeof *t.size);
   int64_t *got = calloc((size_t)t.nreg, sizeof *got), *puts = calloc(3 * (size_t)t.nreg, sizeof *puts);
-  MT3_ASSERT(t.mine && t.addr && t.size && got && puts, "calloc");
-  MT3_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
+  MTEST_ASSERT(t.mine && t.addr && t.size && got && puts, "calloc");
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
   for (int i = 0; i < t.nreg; i++)
     attach(&t, i);
 
@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < t.nreg; i++) {
       int64_t *w = (int64_t *)t.mine[i].base;
       for (int k = 0; k < t.mine[i].size / 8; k++)
-        w[k] = k ? pattern(mt3.rank, mt3.rank, i, t.gen, k) : 0;
+        w[k] = k ? pattern(mtest.rank, mtest.rank, i, t.gen, k) : 0;
     }
     publish(&t);
     access_round(&t, got, puts);
@@ -168,11 +168,11 @@ int main(int argc, char **argv) {
 
   for (int i = 0; i < t.nreg; i++)
     detach(&t, i);
-  MT3_MPI(MPI_Win_free(&t.win));
+  MTEST_MPI(MPI_Win_free(&t.win));
   free(t.mine);
   free(t.addr);
   free(t.size);
   free(got);
   free(puts);
-  return mt3_finish();
+  return mtest_finish();
 }

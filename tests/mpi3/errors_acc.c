@@ -5,14 +5,14 @@
  * datatype in MPI_Fetch_and_op (MPI_ERR_TYPE), MPI_Compare_and_swap on a type
  * it does not take (MPI_ERR_TYPE).  A call that reported its error must not
  * have touched the target; the window stays usable afterwards.
- * A host MPI alone may not detect all of these: see mt3_expect_class.
+ * A host MPI alone may not detect all of these: see mtest_expect_class.
  *
  *   errors_acc [--host-skip ID,...] [--trace 1]
  *
  * --host-skip names calls a host MPI crashes or hangs on instead of returning
  * an error (see CMakeLists.txt); they are not made over that host, and each
  * is printed.  Under Remora the option is refused. */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
 /* Every erroneous call targets its own slot of rank+1, which starts as
  * 0x5a bytes; origin data are 0x11 bytes, whatever the type. */
 static int issue(const bad_call *b, int slot, MPI_Win win) {
-  int next = (mt3.rank + 1) % mt3.size;
+  int next = (mtest.rank + 1) % mtest.size;
   char origin[SLOT], compare[SLOT], result[SLOT];
   memset(origin, 0x11, sizeof origin);
   memset(compare, 0x5a, sizeof compare);
@@ -70,13 +70,13 @@ static int issue(const bad_call *b, int slot, MPI_Win win) {
   MPI_Win_flush(next, win);
   char what[200];
   snprintf(what, sizeof what, "%s %s", api_names[b->api], b->what);
-  return mt3_expect_class(__FILE__, __LINE__, rc, b->cls, what);
+  return mtest_expect_class(__FILE__, __LINE__, rc, b->cls, what);
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  const char *skip = mt3_host_list(argc, argv, "--host-skip");
-  int trace = (int)mt3_arg_long(argc, argv, "--trace", 0);
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  const char *skip = mtest_host_list(argc, argv, "--host-skip");
+  int trace = (int)mtest_arg_long(argc, argv, "--trace", 0);
   MPI_Op user_op;
   MPI_Op_create(user_fn, 1, &user_op);
   MPI_Datatype int2, int_double;
@@ -117,52 +117,52 @@ int main(int argc, char **argv) {
   char *base;
   MPI_Win win;
   /* One slot per call, then a word for the check that the window still works. */
-  MT3_MPI(MPI_Win_allocate((NCALLS + 1) * SLOT, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MTEST_MPI(MPI_Win_allocate((NCALLS + 1) * SLOT, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   memset(base, 0x5a, (NCALLS + 1) * SLOT);
-  MT3_MPI(MPI_Win_lock_all(0, win));
-  MT3_MPI(MPI_Win_sync(win));
+  MTEST_MPI(MPI_Win_lock_all(0, win));
+  MTEST_MPI(MPI_Win_sync(win));
   MPI_Barrier(MPI_COMM_WORLD);
 
   int detected[NCALLS], everywhere[NCALLS];
   for (int i = 0; i < NCALLS; i++) {
-    if (mt3_listed(skip, calls[i].id)) {
-      if (mt3.rank == 0)
+    if (mtest_listed(skip, calls[i].id)) {
+      if (mtest.rank == 0)
         printf("not run over the host MPI alone (it crashes): %s %s\n", api_names[calls[i].api],
                calls[i].what);
       detected[i] = 0;
       continue;
     }
     if (trace)
-      fprintf(stderr, "rank %d: %s\n", mt3.rank, calls[i].id);
+      fprintf(stderr, "rank %d: %s\n", mtest.rank, calls[i].id);
     detected[i] = issue(&calls[i], i, win);
   }
 
-  int next = (mt3.rank + 1) % mt3.size;
+  int next = (mtest.rank + 1) % mtest.size;
   int64_t one = 1;
   MPI_Aint last = (MPI_Aint)NCALLS * SLOT;
-  MT3_MPI(MPI_Accumulate(&one, 1, MPI_INT64_T, next, last, 1, MPI_INT64_T, MPI_SUM, win));
-  MT3_MPI(MPI_Win_flush_all(win));
+  MTEST_MPI(MPI_Accumulate(&one, 1, MPI_INT64_T, next, last, 1, MPI_INT64_T, MPI_SUM, win));
+  MTEST_MPI(MPI_Win_flush_all(win));
   MPI_Allreduce(detected, everywhere, NCALLS, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(win));
+  MTEST_MPI(MPI_Win_sync(win));
   for (int i = 0; i < NCALLS; i++) {
     if (!everywhere[i])
       continue;  /* an undetected call may have done anything to its slot */
     for (int b = 0; b < SLOT; b++)
       if ((unsigned char)base[i * SLOT + b] != 0x5a) {
-        mt3_fail(__FILE__, __LINE__, "%s %s reported an error but changed byte %d of its target",
+        mtest_fail(__FILE__, __LINE__, "%s %s reported an error but changed byte %d of its target",
                  api_names[calls[i].api], calls[i].what, b);
         break;
       }
   }
   int64_t counted;
   memcpy(&counted, base + last, 8);
-  MT3_EQ(counted, 0x5a5a5a5a5a5a5a5aLL + 1, "a valid MPI_Accumulate after the errors");
-  MT3_MPI(MPI_Win_unlock_all(win));
+  MTEST_EQ(counted, 0x5a5a5a5a5a5a5a5aLL + 1, "a valid MPI_Accumulate after the errors");
+  MTEST_MPI(MPI_Win_unlock_all(win));
 
-  MT3_MPI(MPI_Win_free(&win));
+  MTEST_MPI(MPI_Win_free(&win));
   MPI_Type_free(&int2);
   MPI_Type_free(&int_double);
   MPI_Op_free(&user_op);
-  return mt3_finish();
+  return mtest_finish();
 }

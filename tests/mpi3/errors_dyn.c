@@ -3,14 +3,14 @@
  * where no region is attached, accessing a target address that is not
  * attached, that straddles a region's end, or whose region was detached
  * (MPI_ERR_RMA_RANGE).  The window stays usable afterwards.
- * A host MPI alone may not detect all of these: see mt3_expect_class.
+ * A host MPI alone may not detect all of these: see mtest_expect_class.
  *
  * The standard names no class for MPI_Win_detach of an address where no
  * region is attached; MPI_ERR_RMA_RANGE ("target memory is not attached")
  * and MPI_ERR_RMA_ATTACH are both taken, any other class is not.
  *
  *   errors_dyn [--host-skip unattached,straddle,detached] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static void attach_errors(dyn_err *t) {
   };
   for (size_t i = 0; i < sizeof overlap / sizeof overlap[0]; i++) {
     int rc = MPI_Win_attach(t->win, overlap[i].base, overlap[i].size);
-    mt3_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_ATTACH, overlap[i].what);
+    mtest_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_ATTACH, overlap[i].what);
     if (rc == MPI_SUCCESS)  /* a host took it: take it back */
       MPI_Win_detach(t->win, overlap[i].base);
   }
@@ -57,47 +57,47 @@ static void detach_errors(dyn_err *t) {
       MPI_Error_class(rc, &cls);
     if (cls == MPI_ERR_RMA_ATTACH)
       continue;
-    mt3_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_RANGE, bad[i].what);
+    mtest_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_RANGE, bad[i].what);
   }
 }
 
 /* Puts that hit no attached memory of rank+1. */
 static void access_errors(dyn_err *t) {
-  int next = (mt3.rank + 1) % mt3.size;
+  int next = (mtest.rank + 1) % mtest.size;
   static int64_t v[2] = {1, 2};
   struct { const char *id, *what; MPI_Aint disp; int count; } bad[] = {
     {"unattached", "MPI_Put to memory the target never attached", t->never_at[next], 1},
     {"straddle", "MPI_Put straddling the end of an attached region", t->region_at[next] + REGION - 8, 2},
     {"detached", "MPI_Put to a region the target detached", t->gone_at[next], 1},
   };
-  MT3_MPI(MPI_Win_lock_all(0, t->win));
+  MTEST_MPI(MPI_Win_lock_all(0, t->win));
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    if (mt3_listed(skip, bad[i].id)) {
-      if (mt3.rank == 0)
+    if (mtest_listed(skip, bad[i].id)) {
+      if (mtest.rank == 0)
         printf("not run over the host MPI alone (it breaks down): %s\n", bad[i].what);
       continue;
     }
     int rc = MPI_Put(v, bad[i].count, MPI_INT64_T, next, bad[i].disp, bad[i].count, MPI_INT64_T, t->win);
     if (rc == MPI_SUCCESS)
       rc = MPI_Win_flush(next, t->win);  /* a host may report it at completion */
-    mt3_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_RANGE, bad[i].what);
+    mtest_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_RANGE, bad[i].what);
   }
-  MT3_MPI(MPI_Win_unlock_all(t->win));
+  MTEST_MPI(MPI_Win_unlock_all(t->win));
 }
 
 static void still_works(dyn_err *t) {
-  int next = (mt3.rank + 1) % mt3.size, prev = (mt3.rank + mt3.size - 1) % mt3.size;
-  int64_t v = 4242 + mt3.rank;
+  int next = (mtest.rank + 1) % mtest.size, prev = (mtest.rank + mtest.size - 1) % mtest.size;
+  int64_t v = 4242 + mtest.rank;
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_lock_all(0, t->win));
-  MT3_MPI(MPI_Put(&v, 1, MPI_INT64_T, next, t->region_at[next] + 16, 1, MPI_INT64_T, t->win));
-  MT3_MPI(MPI_Win_flush_all(t->win));
+  MTEST_MPI(MPI_Win_lock_all(0, t->win));
+  MTEST_MPI(MPI_Put(&v, 1, MPI_INT64_T, next, t->region_at[next] + 16, 1, MPI_INT64_T, t->win));
+  MTEST_MPI(MPI_Win_flush_all(t->win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(t->win));
+  MTEST_MPI(MPI_Win_sync(t->win));
   int64_t got;
   memcpy(&got, t->region + 16, 8);
-  MT3_EQ(got, 4242 + prev, "a valid MPI_Put after the errors");
-  MT3_MPI(MPI_Win_unlock_all(t->win));
+  MTEST_EQ(got, 4242 + prev, "a valid MPI_Put after the errors");
+  MTEST_MPI(MPI_Win_unlock_all(t->win));
 }
 
 static void publish(MPI_Aint *all, void *p) {
@@ -107,24 +107,24 @@ static void publish(MPI_Aint *all, void *p) {
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  skip = mt3_host_list(argc, argv, "--host-skip");
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  skip = mtest_host_list(argc, argv, "--host-skip");
   dyn_err t = {0};
-  t.region_at = calloc((size_t)mt3.size, sizeof(MPI_Aint));
-  t.never_at = calloc((size_t)mt3.size, sizeof(MPI_Aint));
-  t.gone_at = calloc((size_t)mt3.size, sizeof(MPI_Aint));
+  t.region_at = calloc((size_t)mtest.size, sizeof(MPI_Aint));
+  t.never_at = calloc((size_t)mtest.size, sizeof(MPI_Aint));
+  t.gone_at = calloc((size_t)mtest.size, sizeof(MPI_Aint));
   t.spare = calloc(1, SPARE);
   t.region = t.spare + LEAD;
   t.never = calloc(1, SPARE);
   t.gone = calloc(1, SPARE);
-  MT3_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
   MPI_Win_set_errhandler(t.win, MPI_ERRORS_RETURN);
-  MT3_MPI(MPI_Win_attach(t.win, t.region, REGION));
-  MT3_MPI(MPI_Win_attach(t.win, t.gone, REGION));
+  MTEST_MPI(MPI_Win_attach(t.win, t.region, REGION));
+  MTEST_MPI(MPI_Win_attach(t.win, t.gone, REGION));
   publish(t.region_at, t.region);
   publish(t.never_at, t.never);
   publish(t.gone_at, t.gone);
-  MT3_MPI(MPI_Win_detach(t.win, t.gone));
+  MTEST_MPI(MPI_Win_detach(t.win, t.gone));
   MPI_Barrier(MPI_COMM_WORLD);
 
   attach_errors(&t);
@@ -133,13 +133,13 @@ int main(int argc, char **argv) {
   still_works(&t);
 
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_detach(t.win, t.region));
-  MT3_MPI(MPI_Win_free(&t.win));
+  MTEST_MPI(MPI_Win_detach(t.win, t.region));
+  MTEST_MPI(MPI_Win_free(&t.win));
   free(t.spare);
   free(t.never);
   free(t.gone);
   free(t.region_at);
   free(t.never_at);
   free(t.gone_at);
-  return mt3_finish();
+  return mtest_finish();
 }

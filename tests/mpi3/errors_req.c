@@ -3,13 +3,13 @@
  * MPI_ERR_RMA_SYNC (under MPI_ERRORS_RETURN) with no epoch at all, inside a
  * fence epoch, inside a PSCW access epoch, and towards a target that the
  * origin's lock epoch does not cover.  The window stays usable afterwards.
- * A host MPI alone may not detect all of these: see mt3_expect_class.
+ * A host MPI alone may not detect all of these: see mtest_expect_class.
  *
  *   errors_req [--host-skip no_epoch,fence,pscw,outside_lock]
  *
  * --host-skip names cases after which a host MPI that did not detect the
  * error breaks down (see CMakeLists.txt); under Remora it is refused. */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,8 +28,8 @@ typedef struct {
 static const char *skip;
 
 static void try_all(req_err *t, int target, const char *id, const char *epoch) {
-  if (mt3_listed(skip, id)) {
-    if (mt3.rank == 0)
+  if (mtest_listed(skip, id)) {
+    if (mtest.rank == 0)
       printf("not run over the host MPI alone (it breaks down): request-based RMA %s\n", epoch);
     return;
   }
@@ -50,7 +50,7 @@ static void try_all(req_err *t, int target, const char *id, const char *epoch) {
     }
     char what[160];
     snprintf(what, sizeof what, "%s %s", api_names[a], epoch);
-    mt3_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_SYNC, what);
+    mtest_expect_class(__FILE__, __LINE__, rc, MPI_ERR_RMA_SYNC, what);
     if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL)
       t->stray[t->nstray++] = req;  /* completed once the epoch is closed */
   }
@@ -71,11 +71,11 @@ static MPI_Group group_of(int rank) {
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
-  skip = mt3_host_list(argc, argv, "--host-skip");
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+  skip = mtest_host_list(argc, argv, "--host-skip");
   static req_err t;
-  int next = (mt3.rank + 1) % mt3.size, prev = (mt3.rank + mt3.size - 1) % mt3.size;
-  MT3_MPI(MPI_Win_allocate(WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &t.base, &t.win));
+  int next = (mtest.rank + 1) % mtest.size, prev = (mtest.rank + mtest.size - 1) % mtest.size;
+  MTEST_MPI(MPI_Win_allocate(WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &t.base, &t.win));
   MPI_Win_set_errhandler(t.win, MPI_ERRORS_RETURN);
   memset(t.base, 0, WORDS * 8);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -83,48 +83,48 @@ int main(int argc, char **argv) {
   try_all(&t, next, "no_epoch", "with no epoch");
   MPI_Barrier(MPI_COMM_WORLD);
   /* Undetected with no epoch: the host may only finish them in an epoch. */
-  MT3_MPI(MPI_Win_lock_all(0, t.win));
+  MTEST_MPI(MPI_Win_lock_all(0, t.win));
   finish_strays(&t);
-  MT3_MPI(MPI_Win_unlock_all(t.win));
+  MTEST_MPI(MPI_Win_unlock_all(t.win));
 
-  MT3_MPI(MPI_Win_fence(0, t.win));
+  MTEST_MPI(MPI_Win_fence(0, t.win));
   try_all(&t, next, "fence", "in a fence epoch");
-  MT3_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, t.win));
+  MTEST_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, t.win));
   finish_strays(&t);
 
   MPI_Group to = group_of(next), from = group_of(prev);
-  MT3_MPI(MPI_Win_post(from, 0, t.win));
-  MT3_MPI(MPI_Win_start(to, 0, t.win));
+  MTEST_MPI(MPI_Win_post(from, 0, t.win));
+  MTEST_MPI(MPI_Win_start(to, 0, t.win));
   try_all(&t, next, "pscw", "in a PSCW access epoch");
-  MT3_MPI(MPI_Win_complete(t.win));
-  MT3_MPI(MPI_Win_wait(t.win));
+  MTEST_MPI(MPI_Win_complete(t.win));
+  MTEST_MPI(MPI_Win_wait(t.win));
   finish_strays(&t);
   MPI_Group_free(&to);
   MPI_Group_free(&from);
 
-  if (mt3.size > 1) {  /* a lock on rank+1 does not cover rank-1 (or me, with 2 ranks) */
-    int other = mt3.size > 2 ? prev : mt3.rank;
-    MT3_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, t.win));
+  if (mtest.size > 1) {  /* a lock on rank+1 does not cover rank-1 (or me, with 2 ranks) */
+    int other = mtest.size > 2 ? prev : mtest.rank;
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, t.win));
     try_all(&t, other, "outside_lock", "to a target outside the origin's lock epoch");
-    MT3_MPI(MPI_Win_unlock(next, t.win));
+    MTEST_MPI(MPI_Win_unlock(next, t.win));
     MPI_Barrier(MPI_COMM_WORLD);
-    MT3_MPI(MPI_Win_lock_all(0, t.win));
+    MTEST_MPI(MPI_Win_lock_all(0, t.win));
     finish_strays(&t);
-    MT3_MPI(MPI_Win_unlock_all(t.win));
+    MTEST_MPI(MPI_Win_unlock_all(t.win));
   }
 
   /* The window still works: a correct MPI_Rput in a lock_all epoch. */
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_lock_all(0, t.win));
+  MTEST_MPI(MPI_Win_lock_all(0, t.win));
   MPI_Request req;
-  int64_t v = 1000 + mt3.rank;
-  MT3_MPI(MPI_Rput(&v, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, t.win, &req));
-  MT3_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
-  MT3_MPI(MPI_Win_flush_all(t.win));
+  int64_t v = 1000 + mtest.rank;
+  MTEST_MPI(MPI_Rput(&v, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, t.win, &req));
+  MTEST_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  MTEST_MPI(MPI_Win_flush_all(t.win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MT3_MPI(MPI_Win_sync(t.win));
-  MT3_EQ(t.base[0], 1000 + prev, "a valid MPI_Rput after the errors");
-  MT3_MPI(MPI_Win_unlock_all(t.win));
-  MT3_MPI(MPI_Win_free(&t.win));
-  return mt3_finish();
+  MTEST_MPI(MPI_Win_sync(t.win));
+  MTEST_EQ(t.base[0], 1000 + prev, "a valid MPI_Rput after the errors");
+  MTEST_MPI(MPI_Win_unlock_all(t.win));
+  MTEST_MPI(MPI_Win_free(&t.win));
+  return mtest_finish();
 }

@@ -12,7 +12,7 @@
  * Only CAS and NO_OP touch a "next" word (same_op_no_op).
  *
  *   linked_list [--elements N] */
-#include "mt3.h"
+#include "mtest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ typedef struct {
 } list;
 
 static int64_t pointer(int rank, MPI_Aint addr) {
-  MT3_ASSERT(addr > 0 && (uint64_t)addr >> ADDR_BITS == 0, "address %#lx does not fit %d bits",
+  MTEST_ASSERT(addr > 0 && (uint64_t)addr >> ADDR_BITS == 0, "address %#lx does not fit %d bits",
              (unsigned long)addr, ADDR_BITS);
   return (int64_t)(rank + 1) << ADDR_BITS | (int64_t)addr;
 }
@@ -42,17 +42,17 @@ static MPI_Aint next_disp(int64_t p) { return ptr_addr(p) + (MPI_Aint)offsetof(e
 
 static element *new_element(list *l, int64_t value) {
   element *e;
-  MT3_MPI(MPI_Alloc_mem(sizeof *e, MPI_INFO_NULL, &e));
+  MTEST_MPI(MPI_Alloc_mem(sizeof *e, MPI_INFO_NULL, &e));
   e->next = 0;
   e->value = value;
-  MT3_MPI(MPI_Win_attach(l->win, e, sizeof *e));
+  MTEST_MPI(MPI_Win_attach(l->win, e, sizeof *e));
   return e;
 }
 
 static int64_t read_next(list *l, int64_t at) {
   int64_t zero = 0, res = -1;
-  MT3_MPI(MPI_Fetch_and_op(&zero, &res, MPI_INT64_T, ptr_rank(at), next_disp(at), MPI_NO_OP, l->win));
-  MT3_MPI(MPI_Win_flush(ptr_rank(at), l->win));
+  MTEST_MPI(MPI_Fetch_and_op(&zero, &res, MPI_INT64_T, ptr_rank(at), next_disp(at), MPI_NO_OP, l->win));
+  MTEST_MPI(MPI_Win_flush(ptr_rank(at), l->win));
   return res;
 }
 
@@ -60,22 +60,22 @@ static int64_t read_next(list *l, int64_t at) {
 static void append(list *l, element *e, int64_t *tail) {
   MPI_Aint addr;
   MPI_Get_address(e, &addr);
-  int64_t me = pointer(mt3.rank, addr), nil = 0;
+  int64_t me = pointer(mtest.rank, addr), nil = 0;
   /* The element's fields must be public before anyone can reach it. */
-  MT3_MPI(MPI_Win_sync(l->win));
+  MTEST_MPI(MPI_Win_sync(l->win));
   for (int64_t at = *tail;;) {
     int64_t next = read_next(l, at);
     if (next == 0) {
       int64_t old = -1;
-      MT3_MPI(MPI_Compare_and_swap(&me, &nil, &old, MPI_INT64_T, ptr_rank(at), next_disp(at), l->win));
-      MT3_MPI(MPI_Win_flush(ptr_rank(at), l->win));
+      MTEST_MPI(MPI_Compare_and_swap(&me, &nil, &old, MPI_INT64_T, ptr_rank(at), next_disp(at), l->win));
+      MTEST_MPI(MPI_Win_flush(ptr_rank(at), l->win));
       if (old == 0) {
         *tail = me;
         return;
       }
       next = old;
     }
-    MT3_ASSERT(ptr_rank(next) >= 0 && ptr_rank(next) < mt3.size, "corrupt pointer %#llx",
+    MTEST_ASSERT(ptr_rank(next) >= 0 && ptr_rank(next) < mtest.size, "corrupt pointer %#llx",
                (unsigned long long)next);
     at = next;
   }
@@ -83,66 +83,66 @@ static void append(list *l, element *e, int64_t *tail) {
 
 /* Walks the whole list (nobody writes any more) and checks it. */
 static void traverse(list *l) {
-  int64_t *last_seq = malloc(sizeof(int64_t) * (size_t)mt3.size);
-  for (int r = 0; r < mt3.size; r++)
+  int64_t *last_seq = malloc(sizeof(int64_t) * (size_t)mtest.size);
+  for (int r = 0; r < mtest.size; r++)
     last_seq[r] = -1;
-  long count = 0, limit = (long)mt3.size * l->n;
+  long count = 0, limit = (long)mtest.size * l->n;
   for (int64_t at = read_next(l, l->head); at != 0 && count <= limit; count++) {
     element e;
-    MT3_MPI(MPI_Get(&e, sizeof e, MPI_BYTE, ptr_rank(at), ptr_addr(at), sizeof e, MPI_BYTE, l->win));
-    MT3_MPI(MPI_Win_flush(ptr_rank(at), l->win));
+    MTEST_MPI(MPI_Get(&e, sizeof e, MPI_BYTE, ptr_rank(at), ptr_addr(at), sizeof e, MPI_BYTE, l->win));
+    MTEST_MPI(MPI_Win_flush(ptr_rank(at), l->win));
     int owner = (int)(e.value >> 32);
     int64_t seq = e.value & 0xffffffff;
-    MT3_CHECK(owner == ptr_rank(at), "element at rank %d says it is rank %d's", ptr_rank(at), owner);
-    if (owner >= 0 && owner < mt3.size) {
-      MT3_CHECK(seq == last_seq[owner] + 1, "rank %d's element %lld follows its element %lld",
+    MTEST_CHECK(owner == ptr_rank(at), "element at rank %d says it is rank %d's", ptr_rank(at), owner);
+    if (owner >= 0 && owner < mtest.size) {
+      MTEST_CHECK(seq == last_seq[owner] + 1, "rank %d's element %lld follows its element %lld",
                 owner, (long long)seq, (long long)last_seq[owner]);
       last_seq[owner] = seq;
     }
     at = e.next;
   }
-  MT3_EQ(count, limit, "elements on the list");
-  for (int r = 0; r < mt3.size; r++)
-    MT3_EQ(last_seq[r], l->n - 1, "last sequence number of a rank on the list");
+  MTEST_EQ(count, limit, "elements on the list");
+  for (int r = 0; r < mtest.size; r++)
+    MTEST_EQ(last_seq[r], l->n - 1, "last sequence number of a rank on the list");
   free(last_seq);
 }
 
 int main(int argc, char **argv) {
-  mt3_init(&argc, &argv, MPI_THREAD_SINGLE);
+  mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
   list l = {0};
-  l.n = (int)mt3_arg_long(argc, argv, "--elements", 20);
+  l.n = (int)mtest_arg_long(argc, argv, "--elements", 20);
   l.mine = calloc((size_t)l.n + 1, sizeof *l.mine);
-  MT3_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &l.win));
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &l.win));
 
   /* The sentinel: rank 0's element -1, never on the counted list. */
-  element *sentinel = mt3.rank == 0 ? new_element(&l, -1) : NULL;
+  element *sentinel = mtest.rank == 0 ? new_element(&l, -1) : NULL;
   MPI_Aint head_addr = 0;
   if (sentinel)
     MPI_Get_address(sentinel, &head_addr);
   MPI_Bcast(&head_addr, 1, MPI_AINT, 0, MPI_COMM_WORLD);
   l.head = pointer(0, head_addr);
 
-  MT3_MPI(MPI_Win_lock_all(0, l.win));
+  MTEST_MPI(MPI_Win_lock_all(0, l.win));
   int64_t tail = l.head;
   for (int i = 0; i < l.n; i++) {
-    l.mine[i] = new_element(&l, (int64_t)mt3.rank << 32 | i);
+    l.mine[i] = new_element(&l, (int64_t)mtest.rank << 32 | i);
     append(&l, l.mine[i], &tail);
   }
-  MT3_MPI(MPI_Win_flush_all(l.win));
+  MTEST_MPI(MPI_Win_flush_all(l.win));
   MPI_Barrier(MPI_COMM_WORLD);
   traverse(&l);
-  MT3_MPI(MPI_Win_unlock_all(l.win));
+  MTEST_MPI(MPI_Win_unlock_all(l.win));
   MPI_Barrier(MPI_COMM_WORLD);
 
   for (int i = 0; i < l.n; i++) {
-    MT3_MPI(MPI_Win_detach(l.win, l.mine[i]));
-    MT3_MPI(MPI_Free_mem(l.mine[i]));
+    MTEST_MPI(MPI_Win_detach(l.win, l.mine[i]));
+    MTEST_MPI(MPI_Free_mem(l.mine[i]));
   }
   if (sentinel) {
-    MT3_MPI(MPI_Win_detach(l.win, sentinel));
-    MT3_MPI(MPI_Free_mem(sentinel));
+    MTEST_MPI(MPI_Win_detach(l.win, sentinel));
+    MTEST_MPI(MPI_Free_mem(sentinel));
   }
-  MT3_MPI(MPI_Win_free(&l.win));
+  MTEST_MPI(MPI_Win_free(&l.win));
   free(l.mine);
-  return mt3_finish();
+  return mtest_finish();
 }

@@ -1,4 +1,4 @@
-/* mt3_types: the predefined operations and the predefined datatypes that
+/* mtest_types: the predefined operations and the predefined datatypes that
  * accumulates take, with a serial reference of every allowed (op, type) pair.
  *
  * Allowed pairs follow the reduction table of the MPI standard (MPI-3.1
@@ -13,28 +13,28 @@
  * multi-language and byte types (MPI-3.1 §11.3.4).
  * MPI_CHAR/MPI_WCHAR (text, not in any category) and the C++ types are not
  * listed: C tests cannot build C++ values portably. */
-#ifndef MT3_TYPES_H
-#define MT3_TYPES_H
+#ifndef MTEST_TYPES_H
+#define MTEST_TYPES_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define MT3_OPS(X) \
+#define MTEST_OPS(X) \
   X(SUM) X(PROD) X(MIN) X(MAX) X(LAND) X(LOR) X(LXOR) X(BAND) X(BOR) X(BXOR) \
   X(MAXLOC) X(MINLOC) X(REPLACE) X(NO_OP)
 
 typedef enum {
-#define MT3_OP_ENUM(o) MT3_OP_##o,
-  MT3_OPS(MT3_OP_ENUM)
-#undef MT3_OP_ENUM
-  MT3_NOPS
-} mt3_op;
+#define MTEST_OP_ENUM(o) MTEST_OP_##o,
+  MTEST_OPS(MTEST_OP_ENUM)
+#undef MTEST_OP_ENUM
+  MTEST_NOPS
+} mtest_op;
 
-MPI_Op mt3_op_handle(mt3_op op);
-const char *mt3_op_name(mt3_op op);
+MPI_Op mtest_op_handle(mtest_op op);
+const char *mtest_op_name(mtest_op op);
 
-typedef struct mt3_type {
+typedef struct mtest_type {
   const char *name;
   MPI_Datatype dt;
   size_t size;      /* sizeof the C type: the extent MPI must report */
@@ -42,21 +42,21 @@ typedef struct mt3_type {
   int cas;          /* MPI_Compare_and_swap allows this type */
   int floating;     /* SUM/PROD round, so their result depends on the order */
   /* inout = inout op in, as one element at the target */
-  void (*apply)(mt3_op op, void *inout, const void *in);
+  void (*apply)(mtest_op op, void *inout, const void *in);
   /* A value from seed; "spread" values (many origins) round when summed. */
   void (*gen)(void *out, uint32_t seed, int spread);
   /* Equal, or within ulps units of the type's epsilon relative to the
    * expected magnitude (at least 1) when ulps > 0. */
   int (*eq)(const void *got, const void *exp, double ulps);
   void (*show)(char *buf, size_t n, const void *v);
-} mt3_type;
+} mtest_type;
 
 /* The table (same order in every process); returns its length. */
-int mt3_types(const mt3_type **table);
-static inline int mt3_allows(const mt3_type *t, mt3_op op) { return (t->ops >> op) & 1u; }
+int mtest_types(const mtest_type **table);
+static inline int mtest_allows(const mtest_type *t, mtest_op op) { return (t->ops >> op) & 1u; }
 
 /* A well-mixed seed from small coordinates. */
-static inline uint32_t mt3_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+static inline uint32_t mtest_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
   uint32_t h = 2166136261u;
   uint32_t v[4] = {a, b, c, d};
   for (int i = 0; i < 4; i++) {

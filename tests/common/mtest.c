@@ -1,6 +1,6 @@
-/* mt3: harness of the issue-3 MPI tests (see mt3.h). */
+/* mtest: harness of the issue-3 MPI tests (see mtest.h). */
 #define _GNU_SOURCE
-#include "mt3.h"
+#include "mtest.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-mt3_env mt3;
+mtest_env mtest;
 
 /* Threads of a test report failures concurrently. */
 static atomic_long failures;
@@ -20,7 +20,7 @@ enum { MAX_PRINTED = 4000 };
 /* Set between phases, never while threads report. */
 static char context[128];
 
-void mt3_set_context(const char *fmt, ...) {
+void mtest_set_context(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(context, sizeof context, fmt, ap);
@@ -30,12 +30,12 @@ void mt3_set_context(const char *fmt, ...) {
 static void vreport(const char *kind, const char *file, int line, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  fprintf(stderr, "%s: rank %d%s%s%s (%s:%d): %s\n", kind, mt3.rank, context[0] ? " [" : "", context,
+  fprintf(stderr, "%s: rank %d%s%s%s (%s:%d): %s\n", kind, mtest.rank, context[0] ? " [" : "", context,
           context[0] ? "]" : "", file, line, msg);
   fflush(stderr);
 }
 
-void mt3_fail(const char *file, int line, const char *fmt, ...) {
+void mtest_fail(const char *file, int line, const char *fmt, ...) {
   long n = atomic_fetch_add(&failures, 1);
   if (n >= MAX_PRINTED)
     return;
@@ -45,7 +45,7 @@ void mt3_fail(const char *file, int line, const char *fmt, ...) {
   va_end(ap);
 }
 
-void mt3_die(const char *file, int line, const char *fmt, ...) {
+void mtest_die(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vreport("FATAL", file, line, fmt, ap);
@@ -54,7 +54,7 @@ void mt3_die(const char *file, int line, const char *fmt, ...) {
   abort();
 }
 
-long mt3_failures(void) { return atomic_load(&failures); }
+long mtest_failures(void) { return atomic_load(&failures); }
 
 static const struct { int cls; const char *name; } class_names[] = {
   {MPI_SUCCESS, "MPI_SUCCESS"}, {MPI_ERR_OP, "MPI_ERR_OP"}, {MPI_ERR_TYPE, "MPI_ERR_TYPE"},
@@ -70,60 +70,60 @@ static const struct { int cls; const char *name; } class_names[] = {
   {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE"}, {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION"},
 };
 
-const char *mt3_class_name(int cls) {
+const char *mtest_class_name(int cls) {
   for (size_t i = 0; i < sizeof class_names / sizeof class_names[0]; i++)
     if (class_names[i].cls == cls)
       return class_names[i].name;
   return "(another class)";
 }
 
-void mt3_fail_rc(const char *file, int line, const char *call, int rc) {
+void mtest_fail_rc(const char *file, int line, const char *call, int rc) {
   int cls = rc, len = 0;
   char s[MPI_MAX_ERROR_STRING] = "";
   MPI_Error_class(rc, &cls);
   MPI_Error_string(rc, s, &len);
-  mt3_fail(file, line, "%s returned %d (%s: %s), expected MPI_SUCCESS", call, rc,
-           mt3_class_name(cls), s);
+  mtest_fail(file, line, "%s returned %d (%s: %s), expected MPI_SUCCESS", call, rc,
+           mtest_class_name(cls), s);
 }
 
-int mt3_expect_class(const char *file, int line, int rc, int cls, const char *what) {
+int mtest_expect_class(const char *file, int line, int rc, int cls, const char *what) {
   int got = MPI_SUCCESS;
   if (rc != MPI_SUCCESS)
     MPI_Error_class(rc, &got);
   if (got == cls)
     return 1;
-  if (!mt3.remora) {
+  if (!mtest.remora) {
     if (got == MPI_SUCCESS)
-      printf("host does not detect: %s (rank %d, %s:%d)\n", what, mt3.rank, file, line);
+      printf("host does not detect: %s (rank %d, %s:%d)\n", what, mtest.rank, file, line);
     else
       printf("host does not detect: %s with %s; it reports %s (rank %d, %s:%d)\n", what,
-             mt3_class_name(cls), mt3_class_name(got), mt3.rank, file, line);
+             mtest_class_name(cls), mtest_class_name(got), mtest.rank, file, line);
     fflush(stdout);
     return 0;
   }
-  mt3_fail(file, line, "%s: expected error class %s, got %s (rc %d)", what, mt3_class_name(cls),
-           mt3_class_name(got), rc);
+  mtest_fail(file, line, "%s: expected error class %s, got %s (rc %d)", what, mtest_class_name(cls),
+           mtest_class_name(got), rc);
   return 0;
 }
 
-void mt3_init(int *argc, char ***argv, int thread_level) {
+void mtest_init(int *argc, char ***argv, int thread_level) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(argc, argv, thread_level, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &mt3.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &mt3.size);
-  mt3.thread_level = provided;
+  MPI_Comm_rank(MPI_COMM_WORLD, &mtest.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &mtest.size);
+  mtest.thread_level = provided;
   /* Remora exports remora_active(); a host MPI alone does not. */
   int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "remora_active");
-  mt3.remora = active != NULL && active() == 1;
+  mtest.remora = active != NULL && active() == 1;
   if (provided < thread_level)
-    mt3_die(__FILE__, __LINE__, "MPI_Init_thread provided level %d, the test needs %d", provided,
+    mtest_die(__FILE__, __LINE__, "MPI_Init_thread provided level %d, the test needs %d", provided,
             thread_level);
 }
 
-int mt3_finish(void) {
-  long mine = mt3_failures(), all = 0;
+int mtest_finish(void) {
+  long mine = mtest_failures(), all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (mt3.rank == 0) {
+  if (mtest.rank == 0) {
     if (all == 0)
       printf(" No Errors\n");
     else
@@ -141,17 +141,17 @@ static int find_arg(int argc, char **argv, const char *name) {
   return 0;
 }
 
-long mt3_arg_long(int argc, char **argv, const char *name, long dflt) {
+long mtest_arg_long(int argc, char **argv, const char *name, long dflt) {
   int i = find_arg(argc, argv, name);
   return i ? strtol(argv[i], NULL, 0) : dflt;
 }
 
-const char *mt3_arg_str(int argc, char **argv, const char *name, const char *dflt) {
+const char *mtest_arg_str(int argc, char **argv, const char *name, const char *dflt) {
   int i = find_arg(argc, argv, name);
   return i ? argv[i] : dflt;
 }
 
-int mt3_listed(const char *list, const char *item) {
+int mtest_listed(const char *list, const char *item) {
   size_t n = strlen(item);
   for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
     if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
@@ -159,10 +159,10 @@ int mt3_listed(const char *list, const char *item) {
   return 0;
 }
 
-const char *mt3_host_list(int argc, char **argv, const char *name) {
-  const char *list = mt3_arg_str(argc, argv, name, NULL);
-  if (list && mt3.remora)
-    mt3_die(__FILE__, __LINE__, "%s is for runs over a host MPI alone: Remora must pass every case",
+const char *mtest_host_list(int argc, char **argv, const char *name) {
+  const char *list = mtest_arg_str(argc, argv, name, NULL);
+  if (list && mtest.remora)
+    mtest_die(__FILE__, __LINE__, "%s is for runs over a host MPI alone: Remora must pass every case",
             name);
   return list;
 }
@@ -179,99 +179,99 @@ static void *thread_main(void *p) {
   return NULL;
 }
 
-void mt3_run_threads(int n, void (*fn)(int i, void *arg), void *arg) {
+void mtest_run_threads(int n, void (*fn)(int i, void *arg), void *arg) {
   pthread_t tid[n];
   thread_start st[n];
   for (int i = 0; i < n; i++) {
     st[i] = (thread_start){fn, arg, i};
-    MT3_ASSERT(pthread_create(&tid[i], NULL, thread_main, &st[i]) == 0, "pthread_create");
+    MTEST_ASSERT(pthread_create(&tid[i], NULL, thread_main, &st[i]) == 0, "pthread_create");
   }
   for (int i = 0; i < n; i++)
     pthread_join(tid[i], NULL);
 }
 
-static const char *kind_names[MT3_NKINDS] = {"allocate", "create", "alloc_mem", "dynamic"};
+static const char *kind_names[MTEST_NKINDS] = {"allocate", "create", "alloc_mem", "dynamic"};
 
-mt3_win_kind mt3_win_kind_parse(const char *name) {
-  for (int k = 0; k < MT3_NKINDS; k++)
+mtest_win_kind mtest_win_kind_parse(const char *name) {
+  for (int k = 0; k < MTEST_NKINDS; k++)
     if (strcmp(name, kind_names[k]) == 0)
-      return (mt3_win_kind)k;
-  mt3_die(__FILE__, __LINE__, "unknown window kind '%s' (allocate|create|alloc_mem|dynamic)", name);
+      return (mtest_win_kind)k;
+  mtest_die(__FILE__, __LINE__, "unknown window kind '%s' (allocate|create|alloc_mem|dynamic)", name);
 }
 
-const char *mt3_win_kind_name(mt3_win_kind kind) { return kind_names[kind]; }
+const char *mtest_win_kind_name(mtest_win_kind kind) { return kind_names[kind]; }
 
-int mt3_win_kinds(int argc, char **argv, mt3_win_kind *kinds) {
-  const char *list = mt3_arg_str(argc, argv, "--win", "all");
+int mtest_win_kinds(int argc, char **argv, mtest_win_kind *kinds) {
+  const char *list = mtest_arg_str(argc, argv, "--win", "all");
   int n = 0;
   if (strcmp(list, "all") == 0) {
-    for (int k = 0; k < MT3_NKINDS; k++)
-      kinds[n++] = (mt3_win_kind)k;
+    for (int k = 0; k < MTEST_NKINDS; k++)
+      kinds[n++] = (mtest_win_kind)k;
     return n;
   }
   char buf[128];
   snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < MT3_NKINDS;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < MTEST_NKINDS;
        tok = strtok_r(NULL, ",", &save))
-    kinds[n++] = mt3_win_kind_parse(tok);
+    kinds[n++] = mtest_win_kind_parse(tok);
   return n;
 }
 
-void mt3_win_open(mt3_win *w, mt3_win_kind kind, size_t size, MPI_Info info, MPI_Comm comm) {
+void mtest_win_open(mtest_win *w, mtest_win_kind kind, size_t size, MPI_Info info, MPI_Comm comm) {
   int n;
   MPI_Comm_size(comm, &n);
   w->kind = kind;
   w->size = size;
   w->origin = calloc((size_t)n, sizeof *w->origin);
-  MT3_ASSERT(w->origin != NULL, "calloc");
+  MTEST_ASSERT(w->origin != NULL, "calloc");
   MPI_Aint sz = (MPI_Aint)size;
   switch (kind) {
-  case MT3_WIN_ALLOCATE:
+  case MTEST_WIN_ALLOCATE:
     /* A multiple of 64 bytes: MPICH 4.0.2 (ch4:ucx) misplaces RMA to ranks > 0
      * of an MPI_Win_allocate window whose size is not a multiple of 16. */
-    MT3_MPI(MPI_Win_allocate((sz + 63) / 64 * 64, 1, info, comm, &w->base, &w->win));
+    MTEST_MPI(MPI_Win_allocate((sz + 63) / 64 * 64, 1, info, comm, &w->base, &w->win));
     break;
-  case MT3_WIN_CREATE:
+  case MTEST_WIN_CREATE:
     /* 64-byte alignment so 16-byte types stay naturally aligned. */
     w->base = aligned_alloc(64, (size + 63) / 64 * 64 + 64);
-    MT3_ASSERT(w->base != NULL, "aligned_alloc");
-    MT3_MPI(MPI_Win_create(w->base, sz, 1, info, comm, &w->win));
+    MTEST_ASSERT(w->base != NULL, "aligned_alloc");
+    MTEST_MPI(MPI_Win_create(w->base, sz, 1, info, comm, &w->win));
     break;
-  case MT3_WIN_ALLOC_MEM:
-    MT3_MPI(MPI_Alloc_mem(sz, MPI_INFO_NULL, &w->base));
-    MT3_MPI(MPI_Win_create(w->base, sz, 1, info, comm, &w->win));
+  case MTEST_WIN_ALLOC_MEM:
+    MTEST_MPI(MPI_Alloc_mem(sz, MPI_INFO_NULL, &w->base));
+    MTEST_MPI(MPI_Win_create(w->base, sz, 1, info, comm, &w->win));
     break;
-  case MT3_WIN_DYNAMIC: {
+  case MTEST_WIN_DYNAMIC: {
     /* malloc memory: MPI_Alloc_mem memory is what the alloc_mem kind uses. */
     w->base = aligned_alloc(64, (size + 63) / 64 * 64 + 64);
-    MT3_ASSERT(w->base != NULL, "aligned_alloc");
-    MT3_MPI(MPI_Win_create_dynamic(info, comm, &w->win));
-    MT3_MPI(MPI_Win_attach(w->win, w->base, sz));
+    MTEST_ASSERT(w->base != NULL, "aligned_alloc");
+    MTEST_MPI(MPI_Win_create_dynamic(info, comm, &w->win));
+    MTEST_MPI(MPI_Win_attach(w->win, w->base, sz));
     MPI_Aint mine;
     MPI_Get_address(w->base, &mine);
     MPI_Allgather(&mine, 1, MPI_AINT, w->origin, 1, MPI_AINT, comm);
     break;
   }
-  case MT3_NKINDS:
-    mt3_die(__FILE__, __LINE__, "no window kind %d", (int)kind);
+  case MTEST_NKINDS:
+    mtest_die(__FILE__, __LINE__, "no window kind %d", (int)kind);
   }
   memset(w->base, 0, size);
   /* Nobody may access a peer's memory before the peer has zeroed it; the
    * local stores reach the public copy through MPI_Win_sync. */
-  MT3_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
-  MT3_MPI(MPI_Win_sync(w->win));
-  MT3_MPI(MPI_Win_unlock_all(w->win));
+  MTEST_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
+  MTEST_MPI(MPI_Win_sync(w->win));
+  MTEST_MPI(MPI_Win_unlock_all(w->win));
   MPI_Barrier(comm);
 }
 
-void mt3_win_close(mt3_win *w) {
-  if (w->kind == MT3_WIN_DYNAMIC)
-    MT3_MPI(MPI_Win_detach(w->win, w->base));
-  MT3_MPI(MPI_Win_free(&w->win));
-  if (w->kind == MT3_WIN_CREATE || w->kind == MT3_WIN_DYNAMIC)
+void mtest_win_close(mtest_win *w) {
+  if (w->kind == MTEST_WIN_DYNAMIC)
+    MTEST_MPI(MPI_Win_detach(w->win, w->base));
+  MTEST_MPI(MPI_Win_free(&w->win));
+  if (w->kind == MTEST_WIN_CREATE || w->kind == MTEST_WIN_DYNAMIC)
     free(w->base);
-  else if (w->kind == MT3_WIN_ALLOC_MEM)
-    MT3_MPI(MPI_Free_mem(w->base));
+  else if (w->kind == MTEST_WIN_ALLOC_MEM)
+    MTEST_MPI(MPI_Free_mem(w->base));
   free(w->origin);
   w->origin = NULL;
 }

@@ -1,8 +1,8 @@
-/* mt3_types: op x type table and serial reference (see mt3_types.h).
- * Every per-type function is generated from one table, MT3_TYPE_TABLE, by
+/* mtest_types: op x type table and serial reference (see mtest_types.h).
+ * Every per-type function is generated from one table, MTEST_TYPE_TABLE, by
  * per-category macros: APPLY_<cat> (the reference), GEN_<cat>, EQ_<cat>,
  * SHOW_<cat>, and the allowed-op mask ALLOW_<cat>. */
-#include "mt3_types.h"
+#include "mtest_types.h"
 
 #include <complex.h>
 #include <float.h>
@@ -20,7 +20,7 @@ typedef struct { short v; int i; } pair_short_int;
 typedef struct { long double v; int i; } pair_long_double_int;
 
 /* X(tag, C type, MPI handle, category) */
-#define MT3_TYPE_TABLE(X) \
+#define MTEST_TYPE_TABLE(X) \
   X(signed_char, signed char, MPI_SIGNED_CHAR, CINT) \
   X(unsigned_char, unsigned char, MPI_UNSIGNED_CHAR, CINT) \
   X(short, short, MPI_SHORT, CINT) \
@@ -65,7 +65,7 @@ typedef struct { long double v; int i; } pair_long_double_int;
   X(short_int, pair_short_int, MPI_SHORT_INT, PAIR) \
   X(long_double_int, pair_long_double_int, MPI_LONG_DOUBLE_INT, PAIR)
 
-#define BIT(o) (1u << MT3_OP_##o)
+#define BIT(o) (1u << MTEST_OP_##o)
 #define ALWAYS (BIT(REPLACE) | BIT(NO_OP))
 #define ALLOW_CINT (ALWAYS | BIT(MIN) | BIT(MAX) | BIT(SUM) | BIT(PROD) | BIT(LAND) | BIT(LOR) | \
                     BIT(LXOR) | BIT(BAND) | BIT(BOR) | BIT(BXOR))
@@ -95,40 +95,40 @@ typedef struct { long double v; int i; } pair_long_double_int;
 
 /* ---- the serial reference: one element, a = a op b ---- */
 #define CASES_INTEGER(T) \
-  case MT3_OP_SUM: *a = (T)(*a + *b); break; \
-  case MT3_OP_PROD: *a = (T)(*a * *b); break; \
-  case MT3_OP_MIN: if (*b < *a) { *a = *b; } break; \
-  case MT3_OP_MAX: if (*b > *a) { *a = *b; } break; \
-  case MT3_OP_LAND: *a = (T)(*a && *b); break; \
-  case MT3_OP_LOR: *a = (T)(*a || *b); break; \
-  case MT3_OP_LXOR: *a = (T)(!*a != !*b); break; \
-  case MT3_OP_BAND: *a = (T)(*a & *b); break; \
-  case MT3_OP_BOR: *a = (T)(*a | *b); break; \
-  case MT3_OP_BXOR: *a = (T)(*a ^ *b); break;
+  case MTEST_OP_SUM: *a = (T)(*a + *b); break; \
+  case MTEST_OP_PROD: *a = (T)(*a * *b); break; \
+  case MTEST_OP_MIN: if (*b < *a) { *a = *b; } break; \
+  case MTEST_OP_MAX: if (*b > *a) { *a = *b; } break; \
+  case MTEST_OP_LAND: *a = (T)(*a && *b); break; \
+  case MTEST_OP_LOR: *a = (T)(*a || *b); break; \
+  case MTEST_OP_LXOR: *a = (T)(!*a != !*b); break; \
+  case MTEST_OP_BAND: *a = (T)(*a & *b); break; \
+  case MTEST_OP_BOR: *a = (T)(*a | *b); break; \
+  case MTEST_OP_BXOR: *a = (T)(*a ^ *b); break;
 #define CASES_CINT(T) CASES_INTEGER(T)
 #define CASES_MULTI(T) CASES_INTEGER(T)
 #define CASES_FINT(T) CASES_INTEGER(T)
 #define CASES_FLT(T) \
-  case MT3_OP_SUM: *a = *a + *b; break; \
-  case MT3_OP_PROD: *a = *a * *b; break; \
-  case MT3_OP_MIN: if (*b < *a) { *a = *b; } break; \
-  case MT3_OP_MAX: if (*b > *a) { *a = *b; } break;
+  case MTEST_OP_SUM: *a = *a + *b; break; \
+  case MTEST_OP_PROD: *a = *a * *b; break; \
+  case MTEST_OP_MIN: if (*b < *a) { *a = *b; } break; \
+  case MTEST_OP_MAX: if (*b > *a) { *a = *b; } break;
 #define CASES_CPLX(T) \
-  case MT3_OP_SUM: *a = *a + *b; break; \
-  case MT3_OP_PROD: *a = *a * *b; break;
+  case MTEST_OP_SUM: *a = *a + *b; break; \
+  case MTEST_OP_PROD: *a = *a * *b; break;
 #define CASES_LOGIC(T) \
-  case MT3_OP_LAND: *a = (T)(*a && *b); break; \
-  case MT3_OP_LOR: *a = (T)(*a || *b); break; \
-  case MT3_OP_LXOR: *a = (T)(!*a != !*b); break;
+  case MTEST_OP_LAND: *a = (T)(*a && *b); break; \
+  case MTEST_OP_LOR: *a = (T)(*a || *b); break; \
+  case MTEST_OP_LXOR: *a = (T)(!*a != !*b); break;
 #define CASES_BYTE(T) \
-  case MT3_OP_BAND: *a = (T)(*a & *b); break; \
-  case MT3_OP_BOR: *a = (T)(*a | *b); break; \
-  case MT3_OP_BXOR: *a = (T)(*a ^ *b); break;
+  case MTEST_OP_BAND: *a = (T)(*a & *b); break; \
+  case MTEST_OP_BOR: *a = (T)(*a | *b); break; \
+  case MTEST_OP_BXOR: *a = (T)(*a ^ *b); break;
 /* MAXLOC/MINLOC: the extreme value; on a tie, the smaller index. */
 #define CASES_PAIR(T) \
-  case MT3_OP_MAXLOC: \
+  case MTEST_OP_MAXLOC: \
     if (b->v > a->v || (b->v == a->v && b->i < a->i)) { *a = *b; } break; \
-  case MT3_OP_MINLOC: \
+  case MTEST_OP_MINLOC: \
     if (b->v < a->v || (b->v == a->v && b->i < a->i)) { *a = *b; } break;
 
 /* ---- values: small, so no reference computation overflows a signed type ---- */
@@ -184,14 +184,14 @@ static int close_enough(long double got, long double exp, double ulps, long doub
 #define SHOW_PAIR(T) snprintf(buf, n, "(%.21Lg,%d)", (long double)v->v, v->i);
 
 #define DEFINE_FUNCS(tag, T, M, cat) \
-  static void apply_##tag(mt3_op op, void *inout, const void *in) { \
+  static void apply_##tag(mtest_op op, void *inout, const void *in) { \
     T *a = inout; \
     const T *b = in; \
     switch (op) { \
       CASES_##cat(T) \
-      case MT3_OP_REPLACE: *a = *b; break; \
-      case MT3_OP_NO_OP: break; \
-      default: fprintf(stderr, "mt3: op %s not defined on %s\n", mt3_op_name(op), #M); abort(); \
+      case MTEST_OP_REPLACE: *a = *b; break; \
+      case MTEST_OP_NO_OP: break; \
+      default: fprintf(stderr, "mtest: op %s not defined on %s\n", mtest_op_name(op), #M); abort(); \
     } \
   } \
   static void gen_##tag(void *out, uint32_t seed, int spread) { \
@@ -208,40 +208,40 @@ static int close_enough(long double got, long double exp, double ulps, long doub
     const T *v = val; \
     SHOW_##cat(T) \
   }
-MT3_TYPE_TABLE(DEFINE_FUNCS)
+MTEST_TYPE_TABLE(DEFINE_FUNCS)
 
-static mt3_type table[] = {
+static mtest_type table[] = {
 #define ENTRY(tag, T, M, cat) \
   {#M, MPI_DATATYPE_NULL, sizeof(T), ALLOW_##cat, CAS_##cat, FLOATING_##cat, \
    apply_##tag, gen_##tag, eq_##tag, show_##tag},
-  MT3_TYPE_TABLE(ENTRY)
+  MTEST_TYPE_TABLE(ENTRY)
 #undef ENTRY
 };
 
-int mt3_types(const mt3_type **out) {
+int mtest_types(const mtest_type **out) {
   /* MPI handles are not constant expressions in every MPI: set them here. */
   int k = 0;
 #define HANDLE(tag, T, M, cat) table[k++].dt = (M);
-  MT3_TYPE_TABLE(HANDLE)
+  MTEST_TYPE_TABLE(HANDLE)
 #undef HANDLE
   *out = table;
   return k;
 }
 
-MPI_Op mt3_op_handle(mt3_op op) {
+MPI_Op mtest_op_handle(mtest_op op) {
   switch (op) {
-#define OP_HANDLE(o) case MT3_OP_##o: return MPI_##o;
-    MT3_OPS(OP_HANDLE)
+#define OP_HANDLE(o) case MTEST_OP_##o: return MPI_##o;
+    MTEST_OPS(OP_HANDLE)
 #undef OP_HANDLE
   default: return MPI_OP_NULL;
   }
 }
 
-const char *mt3_op_name(mt3_op op) {
+const char *mtest_op_name(mtest_op op) {
   static const char *names[] = {
 #define OP_NAME(o) "MPI_" #o,
-    MT3_OPS(OP_NAME)
+    MTEST_OPS(OP_NAME)
 #undef OP_NAME
   };
-  return op < MT3_NOPS ? names[op] : "(no op)";
+  return op < MTEST_NOPS ? names[op] : "(no op)";
 }
