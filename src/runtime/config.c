@@ -45,4 +45,6 @@ void remora_config_read(struct remora_config *cfg)
     cfg->ucx_instances = number("REMORA_UCX_INSTANCES", 16, 1);
     cfg->shm_pool_mib = number("REMORA_ALLOC_MEM_POOL_MIB", 1024, 0);
     cfg->dyn_regions = number("REMORA_DYN_REGIONS", 4096, 1);
+    static const char *const shm[] = {"memfd", "posix"};
+    cfg->shm_posix = choose("REMORA_SHM", shm, 2, 0);
 }

@@ -44,10 +44,11 @@ static void *map_fd(int fd, size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* Creator side: an fd of `size` bytes, by memfd or else by POSIX name. */
+/* Creator side: an fd of `size` bytes, by memfd or else (or when REMORA_SHM=
+ * posix asks) by a POSIX name, unlinked as soon as every member holds it. */
 static int create_fd(size_t size, struct share_msg *msg)
 {
-    int fd = memfd_create("remora", MFD_CLOEXEC);
+    int fd = remora_ctx.config.shm_posix ? -1 : memfd_create("remora", MFD_CLOEXEC);
     msg->method = SHARE_MEMFD;
     if (fd < 0) {
         snprintf(msg->name, sizeof msg->name, "/remora-%d-%llu", (int)getpid(),
