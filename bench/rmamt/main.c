@@ -2,6 +2,7 @@
  * times and prints the statistics (see usage() in cli.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rmamt.h"
@@ -16,6 +17,11 @@ static const char *metric_of(const struct options *o)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
     struct options o;
     char err[256];
     int perr = parse_options(argc, argv, &o, err, sizeof err);

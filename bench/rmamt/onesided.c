@@ -51,12 +51,6 @@ static long last_round(const struct run *r) { return r->o->warmup + r->o->iterat
 
 static unsigned char *slot(const struct run *r, unsigned char *buf, int s) { return buf + (size_t)s * r->size; }
 
-/* byte k of the pattern stream of (origin, thread, round) */
-static unsigned char pattern_byte(int origin, int thread, long round, size_t k)
-{
-    return (unsigned char)(pattern(origin, thread, round, k / 8) >> (8 * (k % 8)));
-}
-
 /* ---- roles ---------------------------------------------------------------- */
 
 static int add_rank(int *list, int n, int r)
@@ -190,8 +184,7 @@ static void fill_origin(struct run *r, const struct stream *s, int b, unsigned c
         uint64_t next = (uint64_t)round + 1;
         memcpy(buf, &next, 8);
     } else if (r->o->op == O_PUT) {
-        for (size_t k = 0; k < r->size; k++)
-            buf[k] = pattern_byte(r->rank, s->thread, round, k);
+        fill_pattern(buf, r->size, r->rank, s->thread, round);
     } else if (r->o->op != O_GET) {
         for (size_t k = 0; k < nelem(r); k++) {
             uint64_t v = pattern(r->rank, s->thread, round, k);
@@ -289,9 +282,10 @@ static void reset(struct run *r)
 {
     /* get reads a constant pattern; the accumulates and CAS start from 0 */
     for (int s = 0; s < r->nslots; s++) {
-        unsigned char *p = slot(r, r->base, s);
-        for (size_t k = 0; k < r->size; k++)
-            p[k] = r->o->op == O_GET ? pattern_byte(r->rank, r->in[s].thread, 0, k) : 0;
+        if (r->o->op == O_GET)
+            fill_pattern(slot(r, r->base, s), r->size, r->rank, r->in[s].thread, 0);
+        else
+            memset(slot(r, r->base, s), 0, r->size);
     }
     memset(r->sums, 0, sizeof(uint64_t) * (size_t)r->nslots * nelem(r));
     memset(r->rsums, 0, sizeof(uint64_t) * (size_t)r->nslots * nelem(r));
@@ -309,13 +303,11 @@ static void check_target(struct run *r, long first, long last)
             continue;
         unsigned char *p = slot(r, r->base, s);
         if (op == O_PUT) {
-            for (size_t k = 0; k < r->size; k++) {
-                unsigned char want = pattern_byte(in->origin, in->thread, last, k);
-                if (p[k] != want) {
-                    report_mismatch("put data at the target", in->origin, in->thread, last, k, want, p[k]);
-                    r->errors++;
-                    break;
-                }
+            unsigned char want;
+            size_t k = check_pattern(p, r->size, in->origin, in->thread, last, &want);
+            if (k < r->size) {
+                report_mismatch("put data at the target", in->origin, in->thread, last, k, want, p[k]);
+                r->errors++;
             }
             continue;
         }
@@ -350,13 +342,11 @@ static void check_origin(struct run *r, int thread, long round)
             if (op == O_GET) {
                 if (r->o->inject_corruption && round == last_round(r) && i == 0 && b == 0)
                     rb[0] ^= 0x10; /* as if the transfer had brought a wrong byte */
-                for (size_t k = 0; k < r->size; k++) {
-                    unsigned char want = pattern_byte(s->target, s->thread, 0, k);
-                    if (rb[k] != want) {
-                        report_mismatch("get data at the origin", s->target, s->thread, round, k, want, rb[k]);
-                        __atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-                        break;
-                    }
+                unsigned char want;
+                size_t k = check_pattern(rb, r->size, s->target, s->thread, 0, &want);
+                if (k < r->size) {
+                    report_mismatch("get data at the origin", s->target, s->thread, round, k, want, rb[k]);
+                    __atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
                 }
                 continue;
             }

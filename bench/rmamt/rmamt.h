@@ -63,6 +63,10 @@ struct point {
 
 /* pattern.c: the value of element k of what (origin, thread) sends in round r */
 uint64_t pattern(int origin, int thread, long round, size_t k);
+/* the pattern stream of (origin, thread, round) as bytes, and its check: the
+ * offset of the first wrong byte (its expected value in *want), or size */
+void fill_pattern(unsigned char *buf, size_t size, int origin, int thread, long round);
+size_t check_pattern(const unsigned char *buf, size_t size, int origin, int thread, long round, unsigned char *want);
 /* where a check fails: prints what, where, expected and got, once per run */
 void report_mismatch(const char *what, int origin, int thread, long round, size_t k, uint64_t want, uint64_t got);
 

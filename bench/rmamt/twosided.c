@@ -17,15 +17,9 @@ struct tworun {
     long round, errors;
 };
 
-static unsigned char byte_of(int origin, int thread, long round, size_t k)
-{
-    return (unsigned char)(pattern(origin, thread, round, k / 8) >> (8 * (k % 8)));
-}
-
 static void fill(const struct tworun *r, int thread, unsigned char *buf)
 {
-    for (size_t k = 0; k < r->size; k++)
-        buf[k] = byte_of(r->rank, thread, r->round, k);
+    fill_pattern(buf, r->size, r->rank, thread, r->round);
     if (r->o->inject_corruption && r->round == r->o->warmup + r->o->iterations - 1 && thread == 0)
         buf[0] ^= 0x10;
 }
@@ -34,13 +28,12 @@ static void check(struct tworun *r, int from, int thread, const unsigned char *b
 {
     if (!r->o->verify)
         return;
-    for (size_t k = 0; k < r->size; k++)
-        if (buf[k] != byte_of(from, thread, r->round, k)) {
-            report_mismatch("message at the receiver", from, thread, r->round, k, byte_of(from, thread, r->round, k),
-                            buf[k]);
-            __atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
-            return;
-        }
+    unsigned char want;
+    size_t k = check_pattern(buf, r->size, from, thread, r->round, &want);
+    if (k < r->size) {
+        report_mismatch("message at the receiver", from, thread, r->round, k, want, buf[k]);
+        __atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static void thread_round(int t, void *arg)
