@@ -124,6 +124,32 @@ static long parse_long(const char *v, long min)
     return *end || end == v || x < min ? -1 : x;
 }
 
+/* The options that name one of a list of choices. */
+struct choice {
+    const char *option, *what;
+    const char *const *names;
+    int n;
+    int *field;
+};
+
+static const struct choice *choice_of(const char *option, struct options *o)
+{
+    static struct choice c[5];
+    const struct choice all[5] = {
+        {"--sync", "mode", syncs, 8, (int *)&o->sync},
+        {"--op", "operation", ops, 6, (int *)&o->op},
+        {"--window", "window kind", wins, 4, (int *)&o->win},
+        {"--pattern", "pattern", patterns, 4, (int *)&o->pattern},
+        {"--format", "format", formats, 3, (int *)&o->format},
+    };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(option, all[i].option)) {
+            c[i] = all[i];
+            return &c[i];
+        }
+    return NULL;
+}
+
 int parse_options(int argc, char **argv, struct options *o, char *err, size_t len)
 {
     *o = (struct options){.sync = S_FLUSH, .op = O_PUT, .win = W_ALLOCATE, .threads = {1}, .nthreads = 1,
@@ -141,36 +167,13 @@ int parse_options(int argc, char **argv, struct options *o, char *err, size_t le
         int has = i + 1 < argc;
         const char *v = has ? argv[i + 1] : NULL;
 #define NEED_VALUE() do { if (!has) return fail(err, len, "option %s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "--sync")) {
+        const struct choice *c = choice_of(a, o);
+        if (c) {
             NEED_VALUE();
-            int x = pick(v, syncs, 8);
+            int x = pick(v, c->names, c->n);
             if (x < 0)
-                return fail(err, len, "--sync: unknown mode '%s'", v);
-            o->sync = (enum sync_mode)x;
-        } else if (!strcmp(a, "--op")) {
-            NEED_VALUE();
-            int x = pick(v, ops, 6);
-            if (x < 0)
-                return fail(err, len, "--op: unknown operation '%s'", v);
-            o->op = (enum op)x;
-        } else if (!strcmp(a, "--window")) {
-            NEED_VALUE();
-            int x = pick(v, wins, 4);
-            if (x < 0)
-                return fail(err, len, "--window: unknown window kind '%s'", v);
-            o->win = (enum win_kind)x;
-        } else if (!strcmp(a, "--pattern")) {
-            NEED_VALUE();
-            int x = pick(v, patterns, 4);
-            if (x < 0)
-                return fail(err, len, "--pattern: unknown pattern '%s'", v);
-            o->pattern = (enum pattern_kind)x;
-        } else if (!strcmp(a, "--format")) {
-            NEED_VALUE();
-            int x = pick(v, formats, 3);
-            if (x < 0)
-                return fail(err, len, "--format: unknown format '%s'", v);
-            o->format = (enum format)x;
+                return fail(err, len, "%s: unknown %s '%s'", a, c->what, v);
+            *c->field = x;
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
             if (parse_ints(v, o->threads, &o->nthreads))

@@ -155,7 +155,7 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     int n = w->comm_size, me = w->rank;
     int shared = w->flavor == MPI_WIN_FLAVOR_SHARED;
     int *members = malloc(sizeof(int) * (size_t)n);
-    size_t *offset = malloc(sizeof(size_t) * (size_t)n);
+    size_t *offset = calloc((size_t)n, sizeof(size_t)); /* stays 0 where the data is not in the segment */
     w->node_of_rank = malloc(sizeof(int) * (size_t)n);
     if (!members || !offset || !w->node_of_rank)
         remora_fatal("out of memory creating a window of %d ranks", n);
@@ -252,7 +252,10 @@ static struct remora_win *win_alloc(int n)
     struct remora_win *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    w->peers = calloc((size_t)n, sizeof *w->peers);
+    /* peers are cache-line aligned (transport.h): calloc does not promise that */
+    size_t peer_bytes = ((size_t)n * sizeof *w->peers + 63) / 64 * 64;
+    if ((w->peers = aligned_alloc(64, peer_bytes ? peer_bytes : 64)))
+        memset(w->peers, 0, peer_bytes);
     w->lock_state = calloc((size_t)n, 1);
     w->starts_toward = calloc((size_t)n, sizeof *w->starts_toward);
     if (!w->peers || !w->lock_state || !w->starts_toward) {
