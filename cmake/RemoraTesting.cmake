@@ -8,7 +8,9 @@
 # (root, oversubscription, no binding, btl ^openib) and kills hangs.
 # Modes: host = the host MPI alone (proves the test itself is right);
 #        remora = through remora-run; remora-ucx = through remora-run with every
-#        peer treated as off-node (REMORA_TRANSPORT=ucx, UCX_TLS=tcp,self).
+#        peer treated as off-node (REMORA_TRANSPORT=ucx, UCX over tcp loopback);
+#        remora-nodes2 = through remora-run with simulated nodes of 2 ranks
+#        (REMORA_NODE_SIZE=2: shared memory inside a pair, UCX between pairs).
 # With SOURCES the executable is built once per flavour (name as target).
 function(remora_mpi_test name)
   cmake_parse_arguments(A "" "TARGET;TIMEOUT" "SOURCES;NP;ARGS;MODES;FLAVOURS;LABELS;ENV;LIBS" ${ARGN})
@@ -40,6 +42,8 @@ function(remora_mpi_test name)
         list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run)
       elseif(mode STREQUAL "remora-ucx")
         list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run --transport ucx)
+      elseif(mode STREQUAL "remora-nodes2")
+        list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run --node-size 2)
       endif()
       foreach(np ${A_NP})
         set(t ${name}/${f}/${mode}/np${np})
