@@ -40,13 +40,13 @@ int remora_fence(struct remora_win *w, int assert)
 {
     if (assert & ~FENCE_ASSERTS)
         return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     int rc = MPI_SUCCESS;
     if (w->lock_all_held || w->locks_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
     else if (w->start_group || w->post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -56,10 +56,10 @@ int remora_fence(struct remora_win *w, int assert)
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         remora_win_barrier(w);
 
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
     atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }

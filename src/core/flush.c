@@ -7,21 +7,18 @@
 int remora_flush(struct remora_win *w, int target, int local_only)
 {
     (void)local_only; /* no transport here buffers data: local and remote completion coincide */
-    if (target != REMORA_ALL_TARGETS) {
-        if (target == MPI_PROC_NULL)
-            return MPI_SUCCESS;
-        int rc = remora_check_target(w, target);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) &&
-            !(atomic_load_explicit(&w->peers[target].access, memory_order_relaxed) &
-              (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
-            return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
-        return remora_tp_flush(w->amo_domain, &w->peers[target]) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    if (target == REMORA_ALL_TARGETS) {
+        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) && !w->locks_held)
+            return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
+        return remora_tp_flush(w->amo_domain, NULL) ? MPI_ERR_OTHER : MPI_SUCCESS;
     }
-    if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) && !w->locks_held)
-        return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
-    return remora_tp_flush(w->amo_domain, NULL) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
+        return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
+    const struct remora_peer *p = &w->peers[target];
+    if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) &&
+        !(atomic_load_explicit(&p->access, memory_order_relaxed) & (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
+        return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
+    return remora_tp_flush(w->amo_domain, p) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 int remora_win_sync(struct remora_win *w)

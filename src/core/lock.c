@@ -27,7 +27,8 @@
  * exponentially (bounded) so contenders do not hammer the words.
  *
  * Costs (no contention): lock_all, shared lock, unlock, unlock_all: 1 remote
- * atomic; exclusive lock 4 (register, convert, announce, take), unlock 2. */
+ * atomic; exclusive lock 2 (a CAS from 0 on each word; 4 when a word is in
+ * use: announce and convert on each), exclusive unlock 2. */
 #include "core/sync.h"
 #include "core/spin.h"
 #include "transport/dispatch.h"
@@ -73,14 +74,18 @@ static void acquire_reader(struct remora_win *w, int target, size_t off, uint64_
     }
 }
 
-/* A writer: announce with `announce`, then convert the announcement into
- * `hold` by CAS whenever `free_for_writer(v)`. */
+/* A writer: take a word nobody uses (0) with one CAS; otherwise announce with
+ * `announce`, then convert the announcement into `hold` by CAS whenever
+ * `free_for_writer(v)`. */
 static void acquire_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
                            int (*free_for_writer)(uint64_t))
 {
+    uint64_t v = amo(w, target, off, REMORA_AMO_CSWAP, hold, 0);
+    if (v == 0)
+        return;
     struct remora_wait wt;
     remora_wait_init(&wt);
-    uint64_t v = fadd(w, target, off, announce) + announce;
+    v = fadd(w, target, off, announce) + announce;
     for (;;) {
         if (free_for_writer(v)) {
             uint64_t seen = amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v);
@@ -135,7 +140,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
 
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     rc = passive_may_start(w);
     if (rc == MPI_SUCCESS && w->lock_state[target] != REMORA_LOCK_NONE)
         rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
@@ -143,7 +148,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         w->lock_state[target] = REMORA_LOCK_PENDING;
         w->locks_held++;
     }
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -157,12 +162,12 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         }
     }
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     w->lock_state[target] = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
                                       (assert & MPI_MODE_NOCHECK ? 0x80 : 0));
     atomic_store_explicit(&w->peers[target].access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
                           memory_order_relaxed);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     /* acquire: the previous holder's accesses happen before ours */
     atomic_thread_fence(memory_order_acquire);
     return MPI_SUCCESS;
@@ -173,17 +178,21 @@ int remora_unlock(struct remora_win *w, int target)
     int rc = target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     uint8_t state = w->lock_state[target];
     if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
     }
     w->lock_state[target] = REMORA_LOCK_PENDING; /* nobody else may unlock it meanwhile */
     atomic_store_explicit(&w->peers[target].access, 0, memory_order_relaxed);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
 
-    remora_tp_flush(w->amo_domain, &w->peers[target]);
+    /* Complete our operations before releasing.  On the node the release is
+     * itself a full barrier (a seq_cst read-modify-write on the lock word)
+     * unless MPI_MODE_NOCHECK left no lock word to release. */
+    if ((state & 0x80) || w->amo_domain == REMORA_PEER_UCX || w->peers[target].kind == REMORA_PEER_UCX)
+        remora_tp_flush(w->amo_domain, &w->peers[target]);
     if (!(state & 0x80)) {
         if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
             fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
@@ -192,10 +201,10 @@ int remora_unlock(struct remora_win *w, int target)
             fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
         }
     }
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     w->lock_state[target] = REMORA_LOCK_NONE;
     w->locks_held--;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }
 
@@ -204,13 +213,13 @@ int remora_lock_all(struct remora_win *w, int assert)
     int rc = check_lock_assert(assert);
     if (rc != MPI_SUCCESS)
         return rc;
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     rc = passive_may_start(w);
     if (rc == MPI_SUCCESS && w->locks_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->locks_held);
     if (rc == MPI_SUCCESS)
         w->lock_all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!(assert & MPI_MODE_NOCHECK))
@@ -222,10 +231,10 @@ int remora_lock_all(struct remora_win *w, int assert)
 
 int remora_unlock_all(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     int held = w->lock_all_held;
     if (!held) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
@@ -233,6 +242,6 @@ int remora_unlock_all(struct remora_win *w)
     if (!(held & 2))
         fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
     w->lock_all_held = 0;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }

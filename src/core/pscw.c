@@ -82,12 +82,12 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
         rc = group_to_window(w, group, &ranks, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     rc = active_may_start(w);
     if (rc == MPI_SUCCESS && w->post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an exposure epoch (MPI_Win_post) is already open");
     if (rc != MPI_SUCCESS) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         free(ranks);
         return rc;
     }
@@ -100,7 +100,7 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
     if (!(assert & MPI_MODE_NOCHECK))
         for (int i = 0; i < n; i++)
             remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_FADD, 1, 0);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }
 
@@ -112,18 +112,18 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         rc = group_to_window(w, group, &ranks, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     rc = active_may_start(w);
     if (rc == MPI_SUCCESS && w->start_group)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc != MPI_SUCCESS) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         free(ranks);
         return rc;
     }
     w->start_group = ranks;
     w->start_n = n;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
 
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
@@ -141,15 +141,15 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
 
 int remora_complete(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     int *ranks = w->start_group, n = w->start_n;
     if (!ranks) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
     }
     w->start_group = NULL;
     w->start_n = 0;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
 
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&w->peers[ranks[i]].access, 0, memory_order_relaxed);
@@ -175,30 +175,30 @@ static int exposure_done(struct remora_win *w)
 
 int remora_wait(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     int open = w->post_open;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
     struct remora_wait wt;
     remora_wait_init(&wt);
     while (atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) < w->completions_expected)
         remora_wait_round(&wt, w->amo_domain);
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     exposure_done(w);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }
 
 int remora_test(struct remora_win *w, int *flag)
 {
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     if (!w->post_open) {
-        pthread_mutex_unlock(&w->sync_lock);
+        remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
     }
     remora_tp_progress(w->amo_domain);
     *flag = exposure_done(w);
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;
 }

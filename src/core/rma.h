@@ -33,8 +33,7 @@ int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);
 
 /* The target side of a fast path: n bytes at tdisp of a target whose memory
  * is mapped here, inside an epoch, in range.  Returns 1 with the target
- * address, or 0 for the slow path.  Negative displacements become huge
- * unsigned numbers and fail the range check. */
+ * address, or 0 for the slow path. */
 static inline int remora_fast_span(const struct remora_win *w, uint64_t n, int target, MPI_Aint tdisp, char **addr)
 {
     if ((unsigned)target >= (unsigned)w->comm_size)
@@ -43,8 +42,12 @@ static inline int remora_fast_span(const struct remora_win *w, uint64_t n, int t
     if (!atomic_load_explicit(&w->access_all, memory_order_relaxed) &&
         !atomic_load_explicit(&p->access, memory_order_relaxed))
         return 0;
-    uint64_t off = (uint64_t)tdisp * p->disp_unit;
-    if (off > p->fast_limit || n > p->fast_limit - off)
+    /* a negative or overflowing displacement, or one that wraps with n, never
+     * passes: off is then >= 2^63 (or the product overflowed) or off + n carries */
+    int64_t off;
+    uint64_t end;
+    if (__builtin_mul_overflow(tdisp, (int64_t)p->disp_unit, &off) ||
+        __builtin_add_overflow((uint64_t)off, n, &end) || end > p->fast_limit)
         return 0;
     *addr = p->base + off;
     return 1;

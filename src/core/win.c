@@ -265,7 +265,6 @@ static struct remora_win *win_alloc(int n)
         free(w);
         return NULL;
     }
-    pthread_mutex_init(&w->sync_lock, NULL);
     pthread_mutex_init(&w->dyn_lock, NULL);
     w->group = MPI_GROUP_NULL;
     w->info = MPI_INFO_NULL;
@@ -289,7 +288,6 @@ static void win_release(struct remora_win *w)
     if (w->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&w->comm);
     remora_errh_release(&w->errh);
-    pthread_mutex_destroy(&w->sync_lock);
     pthread_mutex_destroy(&w->dyn_lock);
     free(w->node_of_rank);
     free(w->peers);
@@ -363,9 +361,9 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
 
 int remora_win_free(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->sync_lock);
+    remora_spin_lock(&w->sync_lock);
     int busy = w->lock_all_held || w->locks_held || w->start_group || w->post_open;
-    pthread_mutex_unlock(&w->sync_lock);
+    remora_spin_unlock(&w->sync_lock);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");
     int rc = remora_attr_delete_all(w);

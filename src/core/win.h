@@ -18,6 +18,7 @@
 #include "core/attr.h"
 #include "core/errhandler.h"
 #include "core/type_table.h"
+#include "core/spinlock.h"
 #include "core/win_table.h"
 #include "runtime/segment.h"
 #include "transport/transport.h"
@@ -106,7 +107,7 @@ struct remora_win {
     struct remora_dyn_net *dyn_net; /* network domain: region keys and caches (dynamic.c)     */
 
     /* epochs: changed by synchronisation calls under sync_lock, never held while waiting */
-    pthread_mutex_t sync_lock;
+    remora_spinlock sync_lock;
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     int lock_all_held;

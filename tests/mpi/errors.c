@@ -12,11 +12,16 @@
 static int skip_stateful;
 #define EXPECT_STATEFUL(call, cls) \
     do { if (!skip_stateful) EXPECT(call, cls); } while (0)
+/* A displacement whose byte offset overflows 64 bits: hosts compute the
+ * offset modulo 2^64 and accept it (--host-skip wrap). */
+static int skip_wrap;
 
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
-    skip_stateful = mtest_listed(mtest_host_list(argc, argv, "--host-skip"), "stateful");
+    const char *host_skip = mtest_host_list(argc, argv, "--host-skip");
+    skip_stateful = mtest_listed(host_skip, "stateful");
+    skip_wrap = mtest_listed(host_skip, "wrap");
     int size = mtest.size, right = (mtest.rank + 1) % size;
     long *base, x = 1;
     MPI_Win win;
@@ -40,6 +45,12 @@ int main(int argc, char **argv)
     EXPECT(MPI_Put(&x, 1, MPI_LONG, right, 8, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Get(&x, 1, MPI_LONG, right, -1, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Put(&x, 2, MPI_LONG, right, 7, 2, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(&x, 2, MPI_LONG, right, -1, 2, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+    if (!skip_wrap) {
+        EXPECT(MPI_Put(&x, 1, MPI_LONG, right, (MPI_Aint)1 << 61, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+        EXPECT(MPI_Get(&x, 1, MPI_LONG, right, ((MPI_Aint)1 << 61) + 1, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+        EXPECT(MPI_Put(&x, 1, MPI_LONG, right, -((MPI_Aint)1 << 61), 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+    }
     EXPECT(MPI_Put(&x, -1, MPI_LONG, right, 0, -1, MPI_LONG, win), MPI_ERR_COUNT);
     EXPECT(MPI_Put(&x, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE);
     EXPECT_STATEFUL(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
