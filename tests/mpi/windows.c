@@ -168,6 +168,13 @@ static void test_zero_sizes(void)
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv, MPI_THREAD_SINGLE);
+    /* Open MPI 4.1.4's osc/sm fails now and then ("System call failed during
+     * shared memory initialization ... open(2)", MPI_ERR_WIN, about 1 run in
+     * 6 at 8 ranks) when the two halves of a split allocate windows at the
+     * same time: both halves get the same communicator id, which names its
+     * backing file.  Over that host (--host-skip concurrent-halves) the halves
+     * take turns; through Remora they never do. */
+    int halves_in_turn = mtest_listed(mtest_host_list(argc, argv, "--host-skip"), "concurrent-halves");
     int rank = mtest.rank, size = mtest.size;
 
     mtest_set_context("allocate, world");
@@ -200,7 +207,11 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
     mtest_set_context("allocate on odd/even halves");
-    test_allocate(half, 4);
+    for (int turn = 0; turn < (halves_in_turn ? 2 : 1); turn++) {
+        if (!halves_in_turn || rank % 2 == turn)
+            test_allocate(half, 4);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     mtest_set_context("create on the reversed world");
     char *mem = malloc(1024);
     test_create(reversed, mem, 1024, 2);

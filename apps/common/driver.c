@@ -1,8 +1,9 @@
-/* hpccg: CG on A x = b with A the 27-point operator and b = A * ones, so the
- * exact solution is all ones.  Weak scaling: --n gives the cells per rank.
+/* The mini-apps' driver: CG on the app's A x = b (struct problem), with the
+ * halo exchange of the search direction two-sided or one-sided.  Weak
+ * scaling: --n gives the cells per rank.
  *
- *   hpccg [--mode twosided|rma] [--n NX[,NY,NZ]] [--max-iter N] [--tol T]
- *         [--threads T] [--verify] [--serial-check]
+ *   APP [--mode twosided|rma] [--n NX[,NY,NZ]] [--max-iter N] [--tol T]
+ *       [--threads T] [--verify] [--serial-check]
  *
  * --threads: RMA mode's communication threads (default one per neighbour).
  * --verify: run both modes; their solutions must agree bit for bit (the
@@ -10,6 +11,9 @@
  * --serial-check: rank 0 also solves the global problem alone; every rank's
  *   block must agree with it within 1e-8 (only the summation order of the
  *   dot products differs).
+ * Output (rank 0): a line per solve with the iterations, the relative
+ * residual, the error against the exact solution where the app knows it, and
+ * the time of the setup and of each CG phase (the maximum over the ranks).
  * Exit status 0 only if every solve converged (relative residual below
  * --tol) and every requested check passed. */
 #include <math.h>
@@ -17,16 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpccg.h"
+#include "app.h"
 
 struct options {
+    const struct problem *pb;
     int n[3], max_iter, threads, verify, serial_check;
     enum halo_mode mode;
     double tol;
 };
 
-enum { HALO, SPMV, DOT, WAXPBY, NPHASE };
-static const char *const phase_name[NPHASE] = {"halo", "spmv", "dot", "waxpby"};
+enum { SETUP, HALO, SPMV, DOT, WAXPBY, NPHASE };
+static const char *const phase_name[NPHASE] = {"setup", "halo", "spmv", "dot", "waxpby"};
 
 struct result {
     int iterations;
@@ -80,9 +85,10 @@ static void cg(const struct grid *gr, struct halo *h, const struct options *o, d
            *p = calloc((size_t)grid_ghosted(gr), sizeof(double));
     memset(res, 0, sizeof *res);
     memset(x, 0, sizeof(double) * n);
-    grid_rhs(gr, r); /* r = b - A 0 */
     MPI_Barrier(gr->comm);
     double start = MPI_Wtime();
+    void *op = o->pb->setup(gr, r); /* r = b - A 0 */
+    res->phase[SETUP] = MPI_Wtime() - start;
     double rtrans = dot(gr, r, 0, r), norm0 = sqrt(rtrans), oldrtrans = 1.0;
     res->relres = norm0 > 0 ? 1.0 : 0.0;
     for (int it = 1; it <= o->max_iter && res->relres > o->tol; it++) {
@@ -91,7 +97,7 @@ static void cg(const struct grid *gr, struct halo *h, const struct options *o, d
         double t1 = MPI_Wtime();
         halo_exchange(h, p);
         double t2 = MPI_Wtime();
-        grid_spmv(gr, p, ap);
+        o->pb->apply(op, gr, p, ap);
         double t3 = MPI_Wtime();
         double alpha = rtrans / dot(gr, p, 1, ap);
         double t4 = MPI_Wtime();
@@ -108,16 +114,22 @@ static void cg(const struct grid *gr, struct halo *h, const struct options *o, d
         res->iterations = it;
     }
     res->time = MPI_Wtime() - start;
+    o->pb->destroy(op);
     free(r);
     free(ap);
     free(p);
 }
 
-static double max_error(const struct grid *gr, const double *x) /* against the exact all-ones */
+/* max |x - exact| over the ranks */
+static double max_error(const struct grid *gr, const struct problem *pb, const double *x)
 {
     double e = 0.0, global;
-    for (int64_t i = 0, n = grid_cells(gr); i < n; i++)
-        e = fmax(e, fabs(x[i] - 1.0));
+    int64_t m = 0;
+    for (int k = 0; k < gr->n[2]; k++)
+        for (int j = 0; j < gr->n[1]; j++)
+            for (int i = 0; i < gr->n[0]; i++, m++)
+                e = fmax(e, fabs(x[m] - pb->exact(gr, grid_global(gr, 0, i), grid_global(gr, 1, j),
+                                                  grid_global(gr, 2, k))));
     MPI_Allreduce(&e, &global, 1, MPI_DOUBLE, MPI_MAX, gr->comm);
     return global;
 }
@@ -130,14 +142,23 @@ static int solve(const struct grid *gr, const struct options *o, enum halo_mode 
     halo_free(h);
     MPI_Reduce(res.phase, worst.phase, NPHASE, MPI_DOUBLE, MPI_MAX, 0, gr->comm);
     MPI_Reduce(&res.time, &worst.time, 1, MPI_DOUBLE, MPI_MAX, 0, gr->comm);
-    double err = max_error(gr, x);
+    double local[2] = {0.0, -INFINITY}, sum_max[2]; /* checksum: sum and max of x */
+    for (int64_t i = 0, n = grid_cells(gr); i < n; i++) {
+        local[0] += x[i];
+        local[1] = fmax(local[1], x[i]);
+    }
+    MPI_Reduce(&local[0], &sum_max[0], 1, MPI_DOUBLE, MPI_SUM, 0, gr->comm);
+    MPI_Reduce(&local[1], &sum_max[1], 1, MPI_DOUBLE, MPI_MAX, 0, gr->comm);
+    char err[32] = "n/a"; /* the error against the exact solution, where the app knows it */
+    if (o->pb->exact)
+        snprintf(err, sizeof err, "%.3e", max_error(gr, o->pb, x));
     int converged = res.relres <= o->tol;
     if (gr->rank == 0) {
-        printf("hpccg mode=%s ranks=%d procs=%dx%dx%d local=%dx%dx%d threads=%d iterations=%d relres=%.3e "
-               "error=%.3e time=%.6f",
-               mode == HALO_RMA ? "rma" : "twosided", gr->size, gr->pdims[0], gr->pdims[1], gr->pdims[2],
-               gr->n[0], gr->n[1], gr->n[2], halo_threads(gr, mode, o->threads),
-               res.iterations, res.relres, err, worst.time);
+        printf("%s mode=%s ranks=%d procs=%dx%dx%d local=%dx%dx%d threads=%d iterations=%d relres=%.3e "
+               "error=%s sum=%.12e max=%.6e time=%.6f",
+               o->pb->name, mode == HALO_TWOSIDED ? "twosided" : "rma", gr->size, gr->pdims[0], gr->pdims[1],
+               gr->pdims[2], gr->n[0], gr->n[1], gr->n[2], halo_threads(gr, mode, o->threads), res.iterations,
+               res.relres, err, sum_max[0], sum_max[1], worst.time);
         for (int i = 0; i < NPHASE; i++)
             printf(" %s=%.6f", phase_name[i], worst.phase[i]);
         printf("%s\n", converged ? "" : "  NOT CONVERGED");
@@ -167,29 +188,29 @@ static int serial_check(const struct grid *gr, const struct options *o, const do
     for (int k = 0; k < gr->n[2]; k++)
         for (int j = 0; j < gr->n[1]; j++)
             for (int i = 0; i < gr->n[0]; i++, m++) {
-                int64_t gx = (int64_t)gr->pcoord[0] * gr->n[0] + i, gy = (int64_t)gr->pcoord[1] * gr->n[1] + j,
-                        gz = (int64_t)gr->pcoord[2] * gr->n[2] + k;
+                int64_t gx = grid_global(gr, 0, i), gy = grid_global(gr, 1, j), gz = grid_global(gr, 2, k);
                 diff = fmax(diff, fabs(x[m] - ref[(gz * gr->gn[1] + gy) * gr->gn[0] + gx]));
             }
     MPI_Allreduce(&diff, &global, 1, MPI_DOUBLE, MPI_MAX, gr->comm);
     MPI_Bcast(&ok, 1, MPI_INT, 0, gr->comm);
     ok = ok && global <= 1e-8;
     if (gr->rank == 0)
-        printf("hpccg serial-check: max |x - x_serial| = %.3e (tolerance 1e-8)%s\n", global, ok ? "" : "  FAILED");
+        printf("%s serial-check: max |x - x_serial| = %.3e (tolerance 1e-8)%s\n", o->pb->name, global,
+               ok ? "" : "  FAILED");
     free(ref);
     return ok;
 }
 
-static void usage(const char *msg)
+static void usage(const char *app, const char *msg)
 {
-    fprintf(stderr, "hpccg: %s\nusage: hpccg [--mode twosided|rma] [--n NX[,NY,NZ]] [--max-iter N] [--tol T] "
-                    "[--threads T] [--verify] [--serial-check]\n", msg);
+    fprintf(stderr, "%s: %s\nusage: %s [--mode twosided|rma] [--n NX[,NY,NZ]] [--max-iter N] [--tol T] "
+                    "[--threads T] [--verify] [--serial-check]\n", app, msg, app);
     exit(2);
 }
 
-static void parse(int argc, char **argv, struct options *o)
+static void parse(int argc, char **argv, const struct problem *pb, struct options *o)
 {
-    *o = (struct options){.n = {16, 16, 16}, .max_iter = 500, .tol = 1e-10, .mode = HALO_RMA};
+    *o = (struct options){.pb = pb, .n = {16, 16, 16}, .max_iter = 500, .tol = 1e-10, .mode = pb->rma_mode};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--verify")) {
@@ -201,41 +222,41 @@ static void parse(int argc, char **argv, struct options *o)
             continue;
         }
         if (!v)
-            usage("an option is missing its value");
+            usage(pb->name, "an option is missing its value");
         i++;
         if (!strcmp(a, "--mode")) {
             if (strcmp(v, "rma") && strcmp(v, "twosided"))
-                usage("--mode is twosided or rma");
-            o->mode = strcmp(v, "rma") ? HALO_TWOSIDED : HALO_RMA;
+                usage(pb->name, "--mode is twosided or rma");
+            o->mode = strcmp(v, "rma") ? HALO_TWOSIDED : pb->rma_mode;
         } else if (!strcmp(a, "--n")) {
             int k = sscanf(v, "%d,%d,%d", &o->n[0], &o->n[1], &o->n[2]);
             if (k == 1)
                 o->n[1] = o->n[2] = o->n[0];
             if ((k != 1 && k != 3) || o->n[0] < 1 || o->n[1] < 1 || o->n[2] < 1)
-                usage("--n is NX or NX,NY,NZ, each at least 1");
+                usage(pb->name, "--n is NX or NX,NY,NZ, each at least 1");
         } else if (!strcmp(a, "--max-iter")) {
             if ((o->max_iter = atoi(v)) < 1)
-                usage("--max-iter must be at least 1");
+                usage(pb->name, "--max-iter must be at least 1");
         } else if (!strcmp(a, "--tol")) {
             if (!((o->tol = atof(v)) > 0))
-                usage("--tol must be positive");
+                usage(pb->name, "--tol must be positive");
         } else if (!strcmp(a, "--threads")) {
             if ((o->threads = atoi(v)) < 1)
-                usage("--threads must be at least 1");
+                usage(pb->name, "--threads must be at least 1");
         } else {
-            usage("unknown option");
+            usage(pb->name, "unknown option");
         }
     }
 }
 
-int main(int argc, char **argv)
+int app_main(int argc, char **argv, const struct problem *pb)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     struct options o;
-    parse(argc, argv, &o);
+    parse(argc, argv, pb, &o);
     if (provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "hpccg: the MPI library does not provide MPI_THREAD_MULTIPLE\n");
+        fprintf(stderr, "%s: the MPI library does not provide MPI_THREAD_MULTIPLE\n", pb->name);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     struct grid gr;
@@ -246,11 +267,11 @@ int main(int argc, char **argv)
     if (o.verify) {
         double *x2 = malloc(sizeof(double) * n);
         ok = solve(&gr, &o, HALO_TWOSIDED, x2);
-        ok &= solve(&gr, &o, HALO_RMA, x);
+        ok &= solve(&gr, &o, pb->rma_mode, x);
         int same = memcmp(x, x2, sizeof(double) * n) == 0, all;
         MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, gr.comm);
         if (gr.rank == 0)
-            printf("hpccg verify: the two modes' solutions %s\n", all ? "agree bit for bit" : "DIFFER");
+            printf("%s verify: the two modes' solutions %s\n", pb->name, all ? "agree bit for bit" : "DIFFER");
         ok &= all;
         free(x2);
     } else {

@@ -1,9 +1,7 @@
-/* The decomposition, the faces/edges/corners a neighbour needs, the
- * right-hand side and the matrix-free 27-point operator (27 on the diagonal,
- * -1 for every neighbour cell inside the global domain). */
+/* The decomposition and the faces/edges/corners a neighbour needs. */
 #include <string.h>
 
-#include "hpccg.h"
+#include "app.h"
 
 static int offset(int dir, int axis) /* -1, 0 or +1 */
 {
@@ -91,44 +89,4 @@ void grid_pack(const struct grid *gr, int dir, const double *ghosted, double *bu
 void grid_unpack(const struct grid *gr, int dir, const double *buf, double *ghosted)
 {
     copy_box(gr, dir, 1, ghosted, (double *)buf, 0);
-}
-
-/* b = A * (1, 1, ..., 1): the exact solution is all ones.  A cell has
- * prod_a(v_a) - 1 neighbours, v_a = 3 inside the domain on axis a, 2 on its
- * boundary (1 when the domain is one cell wide). */
-void grid_rhs(const struct grid *gr, double *b)
-{
-    int64_t m = 0;
-    for (int k = 0; k < gr->n[2]; k++)
-        for (int j = 0; j < gr->n[1]; j++)
-            for (int i = 0; i < gr->n[0]; i++) {
-                int local[3] = {i, j, k}, prod = 1;
-                for (int a = 0; a < 3; a++) {
-                    int x = gr->pcoord[a] * gr->n[a] + local[a];
-                    prod *= 1 + (x > 0) + (x < gr->gn[a] - 1);
-                }
-                b[m++] = 27.0 - (prod - 1);
-            }
-}
-
-/* y = A p; p is ghosted, its ghost cells hold the neighbours' values or 0 on
- * the domain's boundary.  The 26 neighbours are summed in a fixed order, so
- * every decomposition gives the same y bit for bit. */
-void grid_spmv(const struct grid *gr, const double *p, double *y)
-{
-    const int64_t sx = 1, sy = gr->g[0], sz = (int64_t)gr->g[0] * gr->g[1];
-    int64_t m = 0;
-    for (int k = 0; k < gr->n[2]; k++)
-        for (int j = 0; j < gr->n[1]; j++) {
-            const double *c = p + grid_at(gr, 0, j, k);
-            for (int i = 0; i < gr->n[0]; i++, c++) {
-                double s = 0.0;
-                for (int dz = -1; dz <= 1; dz++)
-                    for (int dy = -1; dy <= 1; dy++)
-                        for (int dx = -1; dx <= 1; dx++)
-                            if (dx | dy | dz)
-                                s += c[dz * sz + dy * sy + dx * sx];
-                y[m++] = 27.0 * c[0] - s;
-            }
-        }
 }
