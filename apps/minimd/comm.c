@@ -104,7 +104,7 @@ void comm_exchange(struct domain *d, struct atoms *a)
         }
         /* leavers to the left (side 0) and right (side 1) */
         double *out[2] = {NULL, NULL};
-        int nout[2] = {0, 0};
+        int nout[2] = {0, 0}, cap[2] = {0, 0};
         for (int i = 0; i < a->nlocal;) {
             double xk = a->x[3 * i + k];
             int side = xk < d->lo[k] ? 0 : xk >= d->hi[k] ? 1 : -1;
@@ -112,7 +112,10 @@ void comm_exchange(struct domain *d, struct atoms *a)
                 i++;
                 continue;
             }
-            out[side] = minimd_grow(out[side], sizeof(double) * 7 * (size_t)(nout[side] + 1));
+            if (nout[side] == cap[side]) { /* doubling: one realloc per atom was quadratic */
+                cap[side] = 2 * cap[side] + 16;
+                out[side] = minimd_grow(out[side], sizeof(double) * 7 * (size_t)cap[side]);
+            }
             pack_atom(a, i, out[side] + 7 * nout[side]++);
             remove_atom(a, i);
         }
