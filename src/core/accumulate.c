@@ -8,121 +8,123 @@
 #include "core/reduce.h"
 #include "core/rma.h"
 #include "core/spin.h"
-#include "transport/dispatch.h"
+#include "core/ctrl.h"
+#include "core/engine.h"
+#include "core/status.h"
 
-/* ---- one element with CPU atomics ------------------------------------------ */
+/* ---- one element with atomics ------------------------------------------------ */
 
-/* Apply op to the element at t (bits wide) with operand o; old value to r (if r).
- * Integer SUM and the bitwise ops are single instructions; everything else is a
- * CAS loop around the reduction kernel. */
-#define DEFINE_ATOMIC_UPDATE(bits)                                                                    \
-    static void atomic_update_##bits(void *t_, const void *o, void *r, enum remora_op op,             \
-                                     remora_reduce_fn k, int integer)                                 \
-    {                                                                                                 \
-        uint##bits##_t *t = t_, old, val = 0;                                                         \
-        if (o)                                                                                        \
-            memcpy(&val, o, sizeof val);                                                              \
-        if (op == REMORA_OP_NO_OP)                                                                    \
-            old = __atomic_load_n(t, __ATOMIC_SEQ_CST);                                               \
-        else if (op == REMORA_OP_REPLACE)                                                             \
-            old = __atomic_exchange_n(t, val, __ATOMIC_SEQ_CST);                                      \
-        else if (op == REMORA_OP_SUM && integer)                                                      \
-            old = __atomic_fetch_add(t, val, __ATOMIC_SEQ_CST);                                       \
-        else if (op == REMORA_OP_BAND)                                                                \
-            old = __atomic_fetch_and(t, val, __ATOMIC_SEQ_CST);                                       \
-        else if (op == REMORA_OP_BOR)                                                                 \
-            old = __atomic_fetch_or(t, val, __ATOMIC_SEQ_CST);                                        \
-        else if (op == REMORA_OP_BXOR)                                                                \
-            old = __atomic_fetch_xor(t, val, __ATOMIC_SEQ_CST);                                       \
-        else {                                                                                        \
-            union { uint##bits##_t u; long double align; unsigned char b[sizeof(uint##bits##_t)]; } nv; \
-            old = __atomic_load_n(t, __ATOMIC_RELAXED);                                               \
-            do {                                                                                      \
-                nv.u = old;                                                                           \
-                k(nv.b, &val, 1);                                                                     \
-            } while (!__atomic_compare_exchange_n(t, &old, nv.u, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
-        }                                                                                             \
-        if (r)                                                                                        \
-            memcpy(r, &old, sizeof old);                                                              \
-    }
-
-/* Compare the element at t with *c, store *o there if equal; old value to r. */
-#define DEFINE_ATOMIC_CAS(bits)                                                                       \
-    static void atomic_cas_##bits(void *t, const void *o, const void *c, void *r)                     \
-    {                                                                                                 \
-        uint##bits##_t desired, old;                                                                  \
-        memcpy(&desired, o, sizeof desired);                                                          \
-        memcpy(&old, c, sizeof old);                                                                  \
-        __atomic_compare_exchange_n((uint##bits##_t *)t, &old, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-        memcpy(r, &old, sizeof old);                                                                  \
-    }
-
-#define DEFINE_ATOMICS(bits) DEFINE_ATOMIC_UPDATE(bits) DEFINE_ATOMIC_CAS(bits)
-DEFINE_ATOMICS(8)
-DEFINE_ATOMICS(16)
-DEFINE_ATOMICS(32)
-DEFINE_ATOMICS(64)
-
-typedef void (*atomic_update_fn)(void *, const void *, void *, enum remora_op, remora_reduce_fn, int);
-typedef void (*atomic_cas_fn)(void *, const void *, const void *, void *);
-
-static const struct atomics { atomic_update_fn update; atomic_cas_fn cas; } *atomics_for(size_t size)
+/* Element values as the transport's atomics take them: the low `size` bytes
+ * of a 64-bit word (sized loads keep that right on either byte order). */
+static uint64_t load_elem(const void *p, size_t size)
 {
-    static const struct atomics by_size[] = {
-        {atomic_update_8, atomic_cas_8}, {atomic_update_16, atomic_cas_16},
-        {atomic_update_32, atomic_cas_32}, {atomic_update_64, atomic_cas_64}};
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
     switch (size) {
-    case 1: return &by_size[0];
-    case 2: return &by_size[1];
-    case 4: return &by_size[2];
-    case 8: return &by_size[3];
-    default: return NULL;
+    case 1: memcpy(&u8, p, 1); return u8;
+    case 2: memcpy(&u16, p, 2); return u16;
+    case 4: memcpy(&u32, p, 4); return u32;
+    default: memcpy(&u64, p, 8); return u64;
     }
 }
 
-/* The CPU atomics that may update the element at addr of peer p, or NULL (locked mode). */
-static const struct atomics *atomic_mode(const struct remora_win *w, const struct remora_peer *p, const char *addr,
-                                         size_t esz)
+static void store_elem(void *p, size_t size, uint64_t v)
 {
-    if (w->amo_domain != REMORA_PEER_MAPPED || p->kind != REMORA_PEER_MAPPED || p->acc_locked || (uintptr_t)addr % esz)
-        return NULL;
-    return atomics_for(esz);
+    uint8_t u8 = (uint8_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    switch (size) {
+    case 1: memcpy(p, &u8, 1); break;
+    case 2: memcpy(p, &u16, 2); break;
+    case 4: memcpy(p, &u32, 4); break;
+    default: memcpy(p, &v, 8); break;
+    }
 }
 
-/* In the network domain: the network atomic doing op on an element, or -1
- * (locked mode).  Networks do 4- and 8-byte add, and, or, xor, swap, cswap. */
-static int net_atomic(const struct remora_win *w, enum remora_op op, const struct remora_type_entry *b,
-                      const char *addr, size_t esz)
+/* One atomic on the element at off of m: inline CPU atomics when m is mapped here. */
+static inline int elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
+                           uint64_t cmp, uint64_t *old)
 {
-    if (w->amo_domain != REMORA_PEER_UCX || (esz != 4 && esz != 8) || (uintptr_t)addr % esz)
-        return -1;
-    int integer = b->tclass == REMORA_TC_INT;
+    char *p = remora_mapped(m, off);
+    if (p) {
+        uint64_t v = remora_mapped_amo(p, size, op, x, cmp);
+        if (old)
+            *old = v;
+        return REMORA_OK;
+    }
+    return remora_amo(m, off, size, op, x, cmp, old);
+}
+
+/* The single atomic that does op on an element, or -1 (a compare-and-swap
+ * loop around the reduction kernel does it). */
+static int native_amo(enum remora_op op, int integer)
+{
     switch (op) {
-    case REMORA_OP_SUM: return integer ? REMORA_AMO_FADD : -1;
-    case REMORA_OP_BAND: return integer ? REMORA_AMO_AND : -1;
-    case REMORA_OP_BOR: return integer ? REMORA_AMO_OR : -1;
-    case REMORA_OP_BXOR: return integer ? REMORA_AMO_XOR : -1;
+    case REMORA_OP_NO_OP: return REMORA_AMO_ADD; /* of 0, fetching */
     case REMORA_OP_REPLACE: return REMORA_AMO_SWAP;
-    case REMORA_OP_NO_OP: return REMORA_AMO_LOAD;
+    case REMORA_OP_SUM: return integer ? REMORA_AMO_ADD : -1;
+    case REMORA_OP_BAND: return REMORA_AMO_AND;
+    case REMORA_OP_BOR: return REMORA_AMO_OR;
+    case REMORA_OP_BXOR: return REMORA_AMO_XOR;
     default: return -1;
     }
 }
 
+/* Apply op to the size-byte element at off of m with operand o (NULL for
+ * NO_OP); its old value to r when r is set.  A result (or `wait`) makes the
+ * atomic fetching, so it is complete on return; otherwise it completes at the
+ * next flush. */
+static int update_elem(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_op op,
+                       remora_reduce_fn kernel, int integer, const void *o, void *r, int wait)
+{
+    uint64_t x = o ? load_elem(o, size) : 0, old = 0;
+    int amo = native_amo(op, integer), st;
+    if (amo >= 0) {
+        st = elem_amo(m, off, size, (enum remora_amo_op)amo, x, 0, r || wait || op == REMORA_OP_NO_OP ? &old : NULL);
+    } else {
+        st = elem_amo(m, off, size, REMORA_AMO_ADD, 0, 0, &old);
+        while (st == REMORA_OK) {
+            union { uint64_t u; long double align; unsigned char b[8]; } nv;
+            store_elem(nv.b, size, old);
+            kernel(nv.b, o, 1);
+            uint64_t seen;
+            if ((st = elem_amo(m, off, size, REMORA_AMO_CSWAP, load_elem(nv.b, size), old, &seen)) != REMORA_OK ||
+                seen == old)
+                break;
+            old = seen;
+        }
+    }
+    if (st == REMORA_OK && r)
+        store_elem(r, size, old);
+    return st;
+}
+
+static int integer_class(const struct remora_type_entry *e)
+{
+    return e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
+}
+
 /* ---- the accumulate lock ----------------------------------------------------- */
 
-static void acc_lock(struct remora_win *w, int target)
+static int acc_lock(struct remora_win *w, int target)
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
-    while (remora_tp_amo(w->amo_domain, &w->peers[target], REMORA_CTRL_ACC_LOCK, REMORA_AMO_CSWAP, 1, 0) != 0)
-        remora_backoff(&wt, w->amo_domain);
+    uint64_t old;
+    int st;
+    while ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK, REMORA_AMO_CSWAP, 1, 0, &old)) == REMORA_OK && old)
+        remora_backoff(&wt);
     atomic_thread_fence(memory_order_acquire);
+    return st;
 }
 
-static void acc_unlock(struct remora_win *w, int target)
+static int acc_unlock(struct remora_win *w, int target)
 {
     atomic_thread_fence(memory_order_release);
-    remora_tp_amo(w->amo_domain, &w->peers[target], REMORA_CTRL_ACC_LOCK, REMORA_AMO_SWAP, 0, 0);
+    uint64_t old;
+    return remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK, REMORA_AMO_SWAP, 0, 0, &old);
 }
 
 /* ---- the general case ---------------------------------------------------------- */
@@ -130,7 +132,7 @@ static void acc_unlock(struct remora_win *w, int target)
 struct acc {
     struct remora_win *w;
     int target;
-    struct remora_peer peer;   /* the target as this operation reaches it */
+    struct remora_target t;     /* the target as this operation reaches it */
     enum remora_op op;
     remora_reduce_fn kernel;
     const struct remora_type_entry *basic;
@@ -142,7 +144,6 @@ struct acc {
     char *result;             /* result elements, packed (NULL for MPI_Accumulate)         */
     const struct remora_dt *tt;
     MPI_Count tcount;
-    uint64_t target_off;
 };
 
 /* t = t op o over len bytes of whole elements (under the accumulate lock). */
@@ -154,56 +155,47 @@ static void combine(const struct acc *a, char *t, const char *o, size_t len)
         a->kernel(t, o, len / a->esz);
 }
 
+/* Under the accumulate lock: in place when the memory is mapped here; else
+ * read, modify, write, each completed by a flush before the data is used and
+ * before the lock is released. */
 static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len)
 {
-    const struct remora_peer *p = &a->peer;
-    if (p->kind == REMORA_PEER_MAPPED) {
-        char *t = remora_addr(p, off);
+    const struct remora_rmem *m = a->t.data;
+    char *t = remora_mapped(m, off);
+    if (t) {
         if (r)
             memcpy(r, t, len);
         combine(a, t, o, len);
-        return 0;
+        return REMORA_OK;
     }
-    /* read, modify, write; network transfers complete at a flush, which must
-     * come before the data is used and before the lock is released */
     char *tmp = malloc(len);
     if (!tmp)
-        return ENOMEM;
-    int err = remora_tp_get(p, off, tmp, len);
-    if (!err && p->kind == REMORA_PEER_UCX)
-        err = remora_tp_flush(a->w->amo_domain, p);
-    if (!err) {
+        return REMORA_ERR_NO_MEM;
+    int st = remora_get(m, off, tmp, len);
+    if (st == REMORA_OK)
+        st = remora_flush(m);
+    if (st == REMORA_OK) {
         if (r)
             memcpy(r, tmp, len);
         if (a->op != REMORA_OP_NO_OP) {
             combine(a, tmp, o, len);
-            err = remora_tp_put(p, off, tmp, len);
-            if (!err && p->kind == REMORA_PEER_UCX)
-                err = remora_tp_flush(a->w->amo_domain, p);
+            st = remora_put(m, off, tmp, len);
+            if (st == REMORA_OK)
+                st = remora_flush(m);
         }
     }
     free(tmp);
-    return err;
+    return st;
 }
 
-/* A piece with network atomics, element by element.  They are waited for when
- * a result is wanted or accumulate_ordering asks for order; otherwise they
- * complete at the next flush. */
-static int net_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len, int amo)
+/* Elements update with atomics when every origin can (t->atomic), the
+ * element size has them as one operation (a compare-and-swap loop of network
+ * round trips per element costs more than the lock for a whole run) and the
+ * element is aligned: the same choice at every origin, so an element is never
+ * updated both ways. */
+static int atomic_mode(const struct remora_target *t, uint64_t off, size_t esz)
 {
-    int wait = r || a->w->acc_ordered;
-    for (size_t i = 0; i < len; i += a->esz) {
-        uint64_t operand = 0, old = 0;
-        if (o)
-            memcpy(&operand, o + i, a->esz);
-        int err = remora_ucx_amo_data(&a->peer, off + i, (enum remora_amo_op)amo, a->esz, operand, 0,
-                                      wait ? &old : NULL);
-        if (err)
-            return err;
-        if (r)
-            memcpy(r + i, &old, a->esz);
-    }
-    return 0;
+    return t->atomic && remora_amo_size_native(t->amo, esz) && (t->amo->base + off) % esz == 0;
 }
 
 /* Elements of a layout made of one basic type, one by one: the displacement
@@ -244,36 +236,37 @@ static void copy_element(char *dst, const char *src, const struct remora_dt *bt)
         memcpy(dst + bt->blocks[i].disp, src + bt->blocks[i].disp, (size_t)bt->blocks[i].len);
 }
 
-/* Update one element of the target at off in its mode; *locked tells whether
- * we hold the accumulate lock (taken on first need). */
+/* Update a run of whole elements of the target at off in its mode; *locked
+ * tells whether we hold the accumulate lock (taken on first need). */
 static int update(const struct acc *a, uint64_t off, const char *o, char *r, size_t len, int integer, int *locked)
 {
-    char *t = remora_addr(&a->peer, off);
-    const struct atomics *atomic = atomic_mode(a->w, &a->peer, t, a->esz);
-    int amo = net_atomic(a->w, a->op, a->basic, t, a->esz);
-    if (atomic) {
-        for (size_t i = 0; i < len; i += a->esz)
-            atomic->update(t + i, o ? o + i : NULL, r ? r + i : NULL, a->op, a->kernel, integer);
-        return 0;
+    int st = REMORA_OK;
+    if (atomic_mode(&a->t, off, a->esz)) {
+        int wait = a->w->acc_ordered; /* ordered accumulates: each complete before the next */
+        for (size_t i = 0; i < len && st == REMORA_OK; i += a->esz)
+            st = update_elem(a->t.amo, off + i, a->esz, a->op, a->kernel, integer, o ? o + i : NULL,
+                             r ? r + i : NULL, wait);
+        return st;
     }
-    if (amo >= 0)
-        return net_piece(a, off, o, r, len, amo);
-    if (!(*locked)++)
-        acc_lock(a->w, a->target);
+    if (!*locked) {
+        if ((st = acc_lock(a->w, a->target)) != REMORA_OK)
+            return st;
+        *locked = 1;
+    }
     return locked_piece(a, off, o, r, len);
 }
 
 /* Walk the target layout, updating each run of whole elements in its mode. */
 static int apply(const struct acc *a)
 {
-    int integer = a->basic->tclass == REMORA_TC_INT || a->basic->tclass == REMORA_TC_BYTE;
+    int integer = integer_class(a->basic);
     int locked = 0, err = 0;
     if (a->holes) {
         struct elems e;
         elems_init(&e, a->tt, a->tcount, a->bt);
         MPI_Aint d;
         for (size_t k = 0; !err && elems_next(&e, &d); k++)
-            err = update(a, a->target_off + (uint64_t)d, a->origin ? a->origin + k * a->esz : NULL,
+            err = update(a, a->t.off + (uint64_t)d, a->origin ? a->origin + k * a->esz : NULL,
                          a->result ? a->result + k * a->esz : NULL, a->esz, integer, &locked);
     } else {
         struct remora_dt_cursor c;
@@ -281,14 +274,16 @@ static int apply(const struct acc *a)
         MPI_Aint d, len;
         size_t pos = 0;
         while (!err && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-            err = update(a, a->target_off + (uint64_t)d, a->origin ? a->origin + pos : NULL,
+            err = update(a, a->t.off + (uint64_t)d, a->origin ? a->origin + pos : NULL,
                          a->result ? a->result + pos : NULL, (size_t)len, integer, &locked);
             pos += (size_t)len;
         }
     }
-    if (locked)
-        acc_unlock(a->w, a->target);
-    return err ? remora_err(MPI_ERR_OTHER, "accumulate at target %d failed (errno %d)", a->target, err) : MPI_SUCCESS;
+    if (locked) {
+        int st = acc_unlock(a->w, a->target);
+        err = err ? err : st;
+    }
+    return remora_status_err(err, "accumulate at target %d", a->target);
 }
 
 /* Elements of (buf, count, t) as an array of elements (stride a->esz) in
@@ -333,38 +328,41 @@ static char *element_array(const struct acc *a, const void *buf, MPI_Count count
 /* The predefined type a layout is made of, for an accumulate. */
 static int basic_of(const struct remora_dt *t, const struct remora_type_entry **e)
 {
-    *e = t->basic == MPI_DATATYPE_NULL ? NULL : remora_type_lookup(&remora_ctx.types, t->basic);
+    *e = t->basic == MPI_DATATYPE_NULL ? NULL : remora_type_lookup(&remora_core.types, t->basic);
     if (!*e)
         return remora_err(MPI_ERR_TYPE, "accumulate datatypes must be made of one predefined type");
     return MPI_SUCCESS;
 }
 
 /* The fast path: one predefined type of 1, 2, 4 or 8 bytes without holes on
- * every side, as many elements on each, to a mapped target in CPU-atomics
- * mode, inside an epoch, in range: the atomics straight away, no layouts.
+ * every side, as many elements on each, to a target mapped here in atomic
+ * mode, inside an epoch, in range: CPU atomics straight away, no layouts.
  * Returns MPI_SUCCESS or an error class, or -1 for the general case. */
 static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
                            void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
                            MPI_Count tcount, MPI_Datatype ttype, enum remora_op op)
 {
-    if (tcount <= 0 || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != tcount)) ||
+    if (tcount <= 0 || tcount > INT_MAX || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != tcount)) ||
         (raddr && (rtype != ttype || rcount != tcount)))
         return -1;
-    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, ttype);
+    const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
     if (!e || e->size != e->extent || !remora_fast_span(w, (uint64_t)tcount * e->size, target, tdisp, &t))
         return -1;
-    const struct atomics *atomic = atomic_mode(w, &w->peers[target], t, e->size);
-    if (!atomic)
+    const struct remora_reach *x = &w->reach[target];
+    uint64_t off = (uint64_t)(t - w->peers[target].base);
+    struct remora_target tg = {&x->data, &x->amo, off, w->peers[target].acc_atomic};
+    if (!remora_mapped(&x->amo, 0) || !atomic_mode(&tg, off, e->size))
         return -1;
     if (!remora_op_allowed(op, e))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
     remora_reduce_fn kernel = remora_reduce_kernel(op, e);
-    int integer = e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
+    int integer = integer_class(e);
     const char *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
     char *r = raddr;
     for (MPI_Count i = 0; i < tcount; i++)
-        atomic->update(t + i * e->size, o ? o + i * e->size : NULL, r ? r + i * e->size : NULL, op, kernel, integer);
+        update_elem(&x->amo, off + (uint64_t)i * e->size, e->size, op, kernel, integer, o ? o + i * e->size : NULL,
+                    r ? r + i * e->size : NULL, 0);
     return MPI_SUCCESS;
 }
 
@@ -415,7 +413,7 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     if (!remora_op_allowed(a.op, tb))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
     a.kernel = remora_reduce_kernel(a.op, tb);
-    if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.peer, &a.target_off)) != MPI_SUCCESS || bytes == 0)
+    if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.t)) != MPI_SUCCESS || bytes == 0)
         return rc;
 
     size_t nelem = (size_t)(bytes / tb->size);
@@ -437,7 +435,7 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
                         MPI_Aint tdisp, MPI_Op op)
 {
-    if (!remora_type_lookup(&remora_ctx.types, type))
+    if (!remora_type_lookup(&remora_core.types, type))
         return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
     return remora_accumulate(w, oaddr, 1, type, raddr, 1, type, target, tdisp, 1, type, op);
 }
@@ -445,47 +443,40 @@ int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MP
 int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void *caddr, void *raddr,
                             MPI_Datatype type, int target, MPI_Aint tdisp)
 {
-    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
     if (!e || (e->tclass != REMORA_TC_INT && e->tclass != REMORA_TC_LOGICAL && e->tclass != REMORA_TC_BYTE))
         return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     int rc = remora_check_target(w, target);
-    const struct remora_dt *t;
-    uint64_t off;
-    struct remora_peer view;
-    if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &t)) == MPI_SUCCESS)
-        rc = remora_rma_target(w, target, tdisp, t, 1, &view, &off);
+    const struct remora_dt *dt;
+    struct remora_target t;
+    if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &dt)) == MPI_SUCCESS)
+        rc = remora_rma_target(w, target, tdisp, dt, 1, &t);
     if (rc != MPI_SUCCESS)
         return rc;
-    const struct remora_peer *p = &view;
-    const struct atomics *atomic = atomic_mode(w, p, remora_addr(p, off), e->size);
-    if (atomic) {
-        atomic->cas(remora_addr(p, off), oaddr, caddr, raddr);
-        return MPI_SUCCESS;
-    }
-    if (net_atomic(w, REMORA_OP_REPLACE, e, remora_addr(p, off), e->size) >= 0) {
-        uint64_t desired = 0, expected = 0, old = 0;
-        memcpy(&desired, oaddr, e->size);
-        memcpy(&expected, caddr, e->size);
-        if (remora_ucx_amo_data(p, off, REMORA_AMO_CSWAP, e->size, desired, expected, &old) != 0)
-            return remora_err(MPI_ERR_OTHER, "compare-and-swap at target %d failed", target);
-        memcpy(raddr, &old, e->size);
-        return MPI_SUCCESS;
+    int st;
+    if (atomic_mode(&t, t.off, e->size)) {
+        uint64_t old;
+        st = elem_amo(t.amo, t.off, e->size, REMORA_AMO_CSWAP, load_elem(oaddr, e->size), load_elem(caddr, e->size),
+                      &old);
+        if (st == REMORA_OK)
+            store_elem(raddr, e->size, old);
+        return remora_status_err(st, "compare-and-swap at target %d", target);
     }
     unsigned char cur[16];
-    acc_lock(w, target);
-    int err = remora_tp_get(p, off, cur, e->size);
-    if (!err && p->kind == REMORA_PEER_UCX)
-        err = remora_tp_flush(w->amo_domain, p);
-    if (!err && memcmp(cur, caddr, e->size) == 0) {
-        err = remora_tp_put(p, off, oaddr, e->size);
-        if (!err && p->kind == REMORA_PEER_UCX)
-            err = remora_tp_flush(w->amo_domain, p);
+    if ((st = acc_lock(w, target)) != REMORA_OK)
+        return remora_status_err(st, "compare-and-swap at target %d", target);
+    st = remora_get(t.data, t.off, cur, e->size);
+    if (st == REMORA_OK)
+        st = remora_flush(t.data);
+    if (st == REMORA_OK && memcmp(cur, caddr, e->size) == 0) {
+        st = remora_put(t.data, t.off, oaddr, e->size);
+        if (st == REMORA_OK)
+            st = remora_flush(t.data);
     }
-    acc_unlock(w, target);
-    if (err)
-        return remora_err(MPI_ERR_OTHER, "compare-and-swap at target %d failed (errno %d)", target, err);
-    memcpy(raddr, cur, e->size);
-    return MPI_SUCCESS;
+    int st2 = acc_unlock(w, target);
+    if (st == REMORA_OK)
+        memcpy(raddr, cur, e->size);
+    return remora_status_err(st != REMORA_OK ? st : st2, "compare-and-swap at target %d", target);
 }

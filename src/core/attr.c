@@ -6,12 +6,11 @@
 
 #include "core/attr.h"
 #include "core/win.h"
-#include "mpi/handle.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 
 static struct remora_keyval *keyval_at(int keyval)
 {
-    struct remora_keyval_table *t = &remora_ctx.keyvals;
+    struct remora_keyval_table *t = &remora_core.keyvals;
     int i = keyval - REMORA_KEYVAL_BASE;
     if (i < 0 || i >= t->n || !t->v[i].in_use)
         return NULL;
@@ -21,8 +20,8 @@ static struct remora_keyval *keyval_at(int keyval)
 int remora_keyval_create(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
                          void *extra_state, int *keyval)
 {
-    struct remora_keyval_table *t = &remora_ctx.keyvals;
-    pthread_mutex_lock(&remora_ctx.lock);
+    struct remora_keyval_table *t = &remora_core.keyvals;
+    pthread_mutex_lock(&remora_core.lock);
     int i;
     for (i = 0; i < t->n && t->v[i].in_use; i++)
         ;
@@ -31,7 +30,7 @@ int remora_keyval_create(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_att
             int cap = t->cap ? 2 * t->cap : 16;
             struct remora_keyval *v = realloc(t->v, sizeof *v * (size_t)cap);
             if (!v) {
-                pthread_mutex_unlock(&remora_ctx.lock);
+                pthread_mutex_unlock(&remora_core.lock);
                 return remora_err(MPI_ERR_NO_MEM, "keyval table");
             }
             t->v = v;
@@ -41,11 +40,11 @@ int remora_keyval_create(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_att
     }
     t->v[i] = (struct remora_keyval){copy_fn, delete_fn, extra_state, 1, 1};
     *keyval = REMORA_KEYVAL_BASE + i;
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     return MPI_SUCCESS;
 }
 
-/* Drop one reference; caller holds remora_ctx.lock. */
+/* Drop one reference; caller holds remora_core.lock. */
 static void keyval_unref(struct remora_keyval *k)
 {
     if (--k->refs == 0)
@@ -54,14 +53,14 @@ static void keyval_unref(struct remora_keyval *k)
 
 int remora_keyval_free(int *keyval)
 {
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     struct remora_keyval *k = keyval_at(*keyval);
     if (!k || k->refs <= 0) {
-        pthread_mutex_unlock(&remora_ctx.lock);
+        pthread_mutex_unlock(&remora_core.lock);
         return remora_err(MPI_ERR_KEYVAL, "keyval %d is not a window keyval", *keyval);
     }
     keyval_unref(k);
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -82,14 +81,14 @@ static int predefined(int keyval)
 /* Run the delete callback of attribute a (not unlinked here). */
 static int call_delete(struct remora_win *w, struct remora_attr *a)
 {
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     struct remora_keyval *k = keyval_at(a->keyval);
     MPI_Win_delete_attr_function *fn = k ? k->delete_fn : NULL;
     void *extra = k ? k->extra_state : NULL;
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     if (!fn || fn == MPI_WIN_NULL_DELETE_FN)
         return MPI_SUCCESS;
-    MPI_Win handle = remora_win_handle(w);
+    MPI_Win handle = w->handle;
     int rc = fn(handle, a->keyval, a->value, extra);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : remora_err(rc, "an attribute delete callback returned %d", rc);
 }
@@ -106,20 +105,20 @@ int remora_attr_set(struct remora_win *w, int keyval, void *value)
 {
     if (predefined(keyval))
         return remora_err(MPI_ERR_KEYVAL, "predefined window attributes cannot be set");
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     struct remora_keyval *k = keyval_at(keyval);
     if (k && k->refs > 0)
         k->refs++;
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     if (!k)
         return remora_err(MPI_ERR_KEYVAL, "keyval %d is not a window keyval", keyval);
 
     struct remora_attr **pp = find(w, keyval);
     if (*pp) { /* replacing: the old value's delete callback runs first */
         int rc = call_delete(w, *pp);
-        pthread_mutex_lock(&remora_ctx.lock);
+        pthread_mutex_lock(&remora_core.lock);
         keyval_unref(keyval_at(keyval)); /* the old value's reference */
-        pthread_mutex_unlock(&remora_ctx.lock);
+        pthread_mutex_unlock(&remora_core.lock);
         if (rc != MPI_SUCCESS)
             return rc;
         (*pp)->value = value;
@@ -152,9 +151,9 @@ int remora_attr_get(struct remora_win *w, int keyval, void *value, int *flag)
         w->attr_model = w->model;
         *out = &w->attr_model;
     } else {
-        pthread_mutex_lock(&remora_ctx.lock);
+        pthread_mutex_lock(&remora_core.lock);
         int known = keyval_at(keyval) != NULL;
-        pthread_mutex_unlock(&remora_ctx.lock);
+        pthread_mutex_unlock(&remora_core.lock);
         if (!known)
             return remora_err(MPI_ERR_KEYVAL, "keyval %d is not a window keyval", keyval);
         struct remora_attr *a = *find(w, keyval);
@@ -173,11 +172,11 @@ static int delete_at(struct remora_win *w, struct remora_attr **pp)
     if (rc != MPI_SUCCESS)
         return rc;
     *pp = a->next;
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     struct remora_keyval *k = keyval_at(a->keyval);
     if (k)
         keyval_unref(k);
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     free(a);
     return MPI_SUCCESS;
 }
@@ -186,9 +185,9 @@ int remora_attr_delete(struct remora_win *w, int keyval)
 {
     if (predefined(keyval))
         return remora_err(MPI_ERR_KEYVAL, "predefined window attributes cannot be deleted");
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     int known = keyval_at(keyval) != NULL;
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     if (!known)
         return remora_err(MPI_ERR_KEYVAL, "keyval %d is not a window keyval", keyval);
     struct remora_attr **pp = find(w, keyval);

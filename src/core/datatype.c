@@ -4,14 +4,14 @@
  * the delete callback frees the layout when the type is freed; MPI_Type_dup
  * does not copy it, so a duplicate is decoded anew).  Predefined types, which
  * take no attributes everywhere, are kept in a list owned by the library.
- * Decoding happens once per type, under remora_ctx.dt_lock; lookups do not lock. */
+ * Decoding happens once per type, under remora_core.dt_cache.lock; lookups do not lock. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/datatype.h"
 #include "core/datatype_decode.h"
 #include "core/predefined_types.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 
 _Static_assert(REMORA_PREDEFINED_TYPE_COUNT <= REMORA_DT_BY_ID, "the layout cache by type id is too small");
 
@@ -39,7 +39,7 @@ static int is_named(MPI_Datatype type)
 /* Predefined types: a list searched under the lock (only slow paths get here). */
 static const struct remora_dt *named_lookup(MPI_Datatype type)
 {
-    struct remora_dt_cache *c = &remora_ctx.dt_cache;
+    struct remora_dt_cache *c = &remora_core.dt_cache;
     for (int i = 0; i < c->nnamed; i++)
         if (c->named_handle[i] == type)
             return c->named[i];
@@ -48,7 +48,7 @@ static const struct remora_dt *named_lookup(MPI_Datatype type)
 
 static int named_insert(MPI_Datatype type, struct remora_dt *dt)
 {
-    struct remora_dt_cache *c = &remora_ctx.dt_cache;
+    struct remora_dt_cache *c = &remora_core.dt_cache;
     if (c->nnamed == c->cap_named) {
         int cap = c->cap_named ? 2 * c->cap_named : 64;
         MPI_Datatype *h = realloc(c->named_handle, sizeof *h * (size_t)cap);
@@ -69,7 +69,7 @@ static int named_insert(MPI_Datatype type, struct remora_dt *dt)
 /* Decode and cache; caller holds dt_lock. */
 static int decode_and_cache(MPI_Datatype type, int named, const struct remora_dt **out)
 {
-    struct remora_dt_cache *c = &remora_ctx.dt_cache;
+    struct remora_dt_cache *c = &remora_core.dt_cache;
     struct remora_dt *dt = malloc(sizeof *dt);
     if (!dt)
         return MPI_ERR_NO_MEM;
@@ -87,10 +87,10 @@ static int decode_and_cache(MPI_Datatype type, int named, const struct remora_dt
 
 int remora_dt_get(MPI_Datatype type, const struct remora_dt **out)
 {
-    struct remora_dt_cache *c = &remora_ctx.dt_cache;
+    struct remora_dt_cache *c = &remora_core.dt_cache;
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
     if (e && (*out = atomic_load_explicit(&c->by_id[e->id], memory_order_acquire)))
         return MPI_SUCCESS;
     int named = is_named(type), found = 0, rc = MPI_SUCCESS;
@@ -125,7 +125,7 @@ int remora_dt_get(MPI_Datatype type, const struct remora_dt **out)
 
 void remora_dt_finalize(void)
 {
-    struct remora_dt_cache *c = &remora_ctx.dt_cache;
+    struct remora_dt_cache *c = &remora_core.dt_cache;
     for (int i = 0; i < c->nnamed; i++)
         dt_free(c->named[i]);
     free(c->named);

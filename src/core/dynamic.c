@@ -4,33 +4,31 @@
 
 #include "core/dynamic.h"
 #include "core/spin.h"
-#include "core/win_net.h"
-#include "runtime/context.h"
+#include "core/status.h"
 #include "runtime/log.h"
+#include "runtime/pool.h"
 
-/* Network domain, origin side: one target's table as we last read it, and the
- * keys of every region we have used (kept until the window is freed, so an
- * operation under way never loses its key). */
+/* Origin side: a region this process has reached, unpacked once. */
 struct known_region {
     struct remora_dyn_region r;
-    struct remora_ucx_rkey rkey;
-    struct remora_ucx_target target;   /* the peer.net of accesses to it */
+    struct remora_rmem data, amo;      /* amo: a second key when the window spans nodes */
     struct known_region *next;
 };
 
+/* Origin side: one target's table as last read (tables not mapped here), and
+ * the regions reached at it. */
 struct target_cache {
     pthread_mutex_t lock;
-    uint64_t epoch;                    /* w->sync_epoch when last validated (0: never) */
-    uint64_t generation;
+    uint64_t epoch;                    /* w->sync_epoch + 1 when last validated (0: never) */
     uint32_t n, cap;
-    struct remora_dyn_region *region;  /* a copy of its table (remote targets) */
+    struct remora_dyn_region *region;
     struct known_region *known;
 };
 
-/* Network domain, owner side: our registrations of attached regions. */
+/* Owner side: our registrations of attached regions. */
 struct own_region {
     uint64_t base;
-    struct remora_ucx_reg reg;
+    struct remora_mem_reg reg;
 };
 
 struct remora_dyn_net {
@@ -45,13 +43,13 @@ size_t remora_dyn_table_bytes(uint32_t cap)
     return (b + REMORA_CACHELINE - 1) / REMORA_CACHELINE * REMORA_CACHELINE;
 }
 
-static struct remora_dyn_table *table_of(const struct remora_win *w, int rank)
+static struct remora_dyn_table *my_table(const struct remora_win *w)
 {
     return (struct remora_dyn_table *)((char *)w->dyn_tables +
-                                        remora_dyn_table_bytes(w->dyn_cap) * (size_t)w->node_of_rank[rank]);
+                                        remora_dyn_table_bytes(w->dyn_cap) * (size_t)w->node_rank);
 }
 
-static struct remora_dyn_net *dyn_net(struct remora_win *w)
+static struct remora_dyn_net *dyn_state(struct remora_win *w)
 {
     pthread_mutex_lock(&w->dyn_lock);
     if (!w->dyn_net) {
@@ -95,37 +93,33 @@ static void copy_region(struct remora_dyn_region *dst, const struct remora_dyn_r
 static void change_begin(struct remora_win *w)
 {
     pthread_mutex_lock(&w->dyn_lock);
-    atomic_fetch_add_explicit(&w->ctrl->dyn_generation, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&my_table(w)->generation, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
 
 static void change_end(struct remora_win *w)
 {
-    atomic_fetch_add_explicit(&w->ctrl->dyn_generation, 1, memory_order_release);
+    atomic_fetch_add_explicit(&my_table(w)->generation, 1, memory_order_release);
     pthread_mutex_unlock(&w->dyn_lock);
 }
 
-/* Network domain: register the region and put its key into v. */
+/* Register the region and put its key into v. */
 static int register_region(struct remora_win *w, void *base, size_t size, struct remora_dyn_region *v)
 {
-    struct remora_dyn_net *d = dyn_net(w);
-    struct remora_ucx_reg reg;
-    int rc = remora_ucx_register(base, size, &reg);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (reg.len > sizeof v->rkey) {
-        remora_ucx_deregister(&reg);
-        return remora_err(MPI_ERR_RMA_ATTACH, "the region's UCX key needs %zu bytes", reg.len);
-    }
-    memcpy(v->rkey, reg.packed, reg.len);
-    v->rkey_len = reg.len;
+    struct remora_dyn_net *d = dyn_state(w);
+    struct remora_mem_reg reg;
+    int st = remora_mem_register(base, size, w->spans_nodes, &reg);
+    if (st != REMORA_OK)
+        return remora_status_err(st, "registering the region");
+    memcpy(v->key, reg.packed, reg.packed_len);
+    v->key_len = (uint32_t)reg.packed_len;
     pthread_mutex_lock(&w->dyn_lock);
     if (d->nown == d->cap_own) {
         int cap = d->cap_own ? 2 * d->cap_own : 16;
         struct own_region *o = realloc(d->own, sizeof *o * (size_t)cap);
         if (!o) {
             pthread_mutex_unlock(&w->dyn_lock);
-            remora_ucx_deregister(&reg);
+            remora_mem_deregister(&reg);
             return remora_err(MPI_ERR_NO_MEM, "region registrations");
         }
         d->own = o;
@@ -141,10 +135,19 @@ static void deregister_region(struct remora_win *w, uint64_t base)
     struct remora_dyn_net *d = w->dyn_net;
     for (int i = 0; d && i < d->nown; i++)
         if (d->own[i].base == base) {
-            remora_ucx_deregister(&d->own[i].reg);
+            remora_mem_deregister(&d->own[i].reg);
             d->own[i] = d->own[--d->nown];
             return;
         }
+}
+
+/* Whether every origin will have atomics on this memory: through the network
+ * when the window spans nodes; on the node, only if the peers can map it (our
+ * MPI_Alloc_mem pool, when memory fds pass between processes here). */
+static uint32_t shared_atomics(const struct remora_win *w, void *base, size_t size)
+{
+    struct remora_pool_ref ref;
+    return w->spans_nodes || w->node_size == 1 || (w->seg.fd_passing && remora_pool_find(base, size, &ref));
 }
 
 int remora_win_attach(struct remora_win *w, void *base, MPI_Aint size)
@@ -153,13 +156,12 @@ int remora_win_attach(struct remora_win *w, void *base, MPI_Aint size)
         return remora_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach needs a window made by MPI_Win_create_dynamic");
     if (size < 0)
         return remora_err(MPI_ERR_SIZE, "negative size %ld", (long)size);
-    struct remora_dyn_region v = {.base = (uint64_t)(uintptr_t)base, .size = (uint64_t)size, .pool = {.fd = -1}};
-    if (!w->seg.fd_passing || !remora_pool_find(base, (size_t)size, &v.pool))
-        v.pool.fd = -1;
-    int rc = MPI_SUCCESS;
-    if (w->amo_domain == REMORA_PEER_UCX && (rc = register_region(w, base, (size_t)size, &v)) != MPI_SUCCESS)
+    struct remora_dyn_region v = {.base = (uint64_t)(uintptr_t)base, .size = (uint64_t)size};
+    v.atomic = shared_atomics(w, base, (size_t)size);
+    int rc = register_region(w, base, (size_t)size, &v);
+    if (rc != MPI_SUCCESS)
         return rc;
-    struct remora_dyn_table *t = table_of(w, w->rank);
+    struct remora_dyn_table *t = my_table(w);
     change_begin(w);
     uint32_t i = lower_bound(t->region, t->n, v.base);
     if (t->n == t->cap)
@@ -183,7 +185,7 @@ int remora_win_detach(struct remora_win *w, const void *base)
 {
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return remora_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_detach needs a window made by MPI_Win_create_dynamic");
-    struct remora_dyn_table *t = table_of(w, w->rank);
+    struct remora_dyn_table *t = my_table(w);
     uint64_t b = (uint64_t)(uintptr_t)base;
     int rc = MPI_SUCCESS;
     change_begin(w);
@@ -202,22 +204,21 @@ int remora_win_detach(struct remora_win *w, const void *base)
 
 /* ---- origin side --------------------------------------------------------------- */
 
-/* A consistent copy of the region of a node-local target holding addr. */
-static int find_local(struct remora_win *w, int target, uint64_t addr, struct remora_dyn_region *out)
+/* A consistent copy of the region of a table mapped here holding addr. */
+static int find_mapped(struct remora_win *w, const struct remora_dyn_table *t, uint64_t addr,
+                       struct remora_dyn_region *out)
 {
-    const struct remora_dyn_table *t = table_of(w, target);
-    _Atomic uint64_t *gen = &w->peers[target].ctrl->dyn_generation;
     struct remora_wait wt;
     remora_wait_init(&wt);
     for (;;) {
-        uint64_t g = atomic_load_explicit(gen, memory_order_acquire);
+        uint64_t g = atomic_load_explicit(&t->generation, memory_order_acquire);
         if (g & 1) {
-            remora_wait_round(&wt, w->amo_domain);
+            remora_wait_round(&wt);
             continue;
         }
         uint32_t n = __atomic_load_n(&t->n, __ATOMIC_RELAXED);
-        if (n > t->cap)
-            n = t->cap;
+        if (n > w->dyn_cap)
+            n = w->dyn_cap;
         uint32_t i = lower_bound(t->region, n, addr + 1); /* first region starting after addr */
         int found = 0;
         if (i > 0) {
@@ -225,45 +226,45 @@ static int find_local(struct remora_win *w, int target, uint64_t addr, struct re
             found = addr >= out->base && addr < out->base + out->size;
         }
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(gen, memory_order_relaxed) == g)
+        if (atomic_load_explicit(&t->generation, memory_order_relaxed) == g)
             return found;
     }
 }
 
-/* Re-read a remote target's table into c (c->lock held). */
-static int read_remote(struct remora_win *w, int target, struct target_cache *c)
+/* Re-read a table not mapped here (dyn: it) into c (c->lock held). */
+static int read_remote(struct remora_win *w, const struct remora_rmem *dyn, struct target_cache *c)
 {
-    const struct remora_ucx_target *t = &w->net->targets[target];
     struct remora_wait wt;
     remora_wait_init(&wt);
     for (;;) {
         uint64_t g1, g2;
         uint32_t hdr[2];
-        if (remora_ucx_read(t, t->ctrl_rkey, t->ctrl_addr + REMORA_CTRL_DYN_GENERATION, &g1, sizeof g1))
-            return EIO;
-        if (g1 & 1) {
-            remora_wait_round(&wt, w->amo_domain);
+        int st = remora_read(dyn, offsetof(struct remora_dyn_table, generation), &g1, sizeof g1);
+        if (st == REMORA_OK && (g1 & 1)) {
+            remora_wait_round(&wt);
             continue;
         }
-        if (remora_ucx_read(t, t->ctrl_rkey, t->dyn_addr, hdr, sizeof hdr))
-            return EIO;
+        if (st == REMORA_OK)
+            st = remora_read(dyn, offsetof(struct remora_dyn_table, n), hdr, sizeof hdr);
+        if (st != REMORA_OK)
+            return st;
         uint32_t n = hdr[0] < w->dyn_cap ? hdr[0] : w->dyn_cap;
         if (n > c->cap) {
             struct remora_dyn_region *r = realloc(c->region, sizeof *r * n);
             if (!r)
-                return ENOMEM;
+                return REMORA_ERR_NO_MEM;
             c->region = r;
             c->cap = n;
         }
-        if (n && remora_ucx_read(t, t->ctrl_rkey, t->dyn_addr + offsetof(struct remora_dyn_table, region), c->region,
-                                 sizeof *c->region * n))
-            return EIO;
-        if (remora_ucx_read(t, t->ctrl_rkey, t->ctrl_addr + REMORA_CTRL_DYN_GENERATION, &g2, sizeof g2))
-            return EIO;
+        if (n)
+            st = remora_read(dyn, offsetof(struct remora_dyn_table, region), c->region, sizeof *c->region * n);
+        if (st == REMORA_OK)
+            st = remora_read(dyn, offsetof(struct remora_dyn_table, generation), &g2, sizeof g2);
+        if (st != REMORA_OK)
+            return st;
         if (g1 == g2) {
             c->n = n;
-            c->generation = g1;
-            return 0;
+            return REMORA_OK;
         }
     }
 }
@@ -277,95 +278,73 @@ static const struct remora_dyn_region *find_cached(const struct target_cache *c,
     return NULL;
 }
 
-/* The key entry for region r of target (c->lock held): found or made. */
-static struct known_region *known(struct remora_win *w, int target, struct target_cache *c,
-                                  const struct remora_dyn_region *r)
+/* The unpacked region r of target (c->lock held): found or made. */
+static int known(struct remora_win *w, int target, struct target_cache *c, const struct remora_dyn_region *r,
+                 struct known_region **out)
 {
     for (struct known_region *k = c->known; k; k = k->next)
-        if (k->r.base == r->base && k->r.size == r->size && k->r.rkey_len == r->rkey_len &&
-            memcmp(k->r.rkey, r->rkey, r->rkey_len) == 0)
-            return k;
+        if (k->r.base == r->base && k->r.size == r->size && k->r.key_len == r->key_len &&
+            memcmp(k->r.key, r->key, r->key_len) == 0) {
+            *out = k;
+            return REMORA_OK;
+        }
     struct known_region *k = calloc(1, sizeof *k);
-    if (!k || remora_ucx_rkey_init(&k->rkey, r->rkey, r->rkey_len) != MPI_SUCCESS)
-        remora_fatal("out of memory for a dynamic window's region keys");
+    if (!k)
+        return REMORA_ERR_NO_MEM;
+    int proc = w->world_rank[target];
+    int st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_FAST, &k->data);
+    k->amo = k->data;
+    if (st == REMORA_OK && w->spans_nodes && w->node_of_rank[target] >= 0) {
+        st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_NET, &k->amo);
+        if (st != REMORA_OK)
+            remora_rmem_release(&k->data);
+    }
+    if (st != REMORA_OK) {
+        free(k);
+        return st;
+    }
     k->r = *r;
-    k->target = w->net->targets[target];
-    k->target.data_rkey = &k->rkey;
-    k->target.data_addr = 0; /* dynamic windows: displacements are addresses */
     k->next = c->known;
     c->known = k;
-    return k;
+    *out = k;
+    return REMORA_OK;
 }
 
-/* Network domain: the region holding addr at target, and the net of accesses to it. */
-static int resolve_net(struct remora_win *w, int target, uint64_t addr, struct remora_dyn_region *out,
-                       const struct remora_ucx_target **net)
+int remora_dyn_resolve(struct remora_win *w, int target, uint64_t addr, uint64_t lo, uint64_t len,
+                       struct remora_target *t)
 {
-    struct target_cache *c = &dyn_net(w)->cache[target];
+    struct target_cache *c = &dyn_state(w)->cache[target];
+    const struct remora_rmem *dyn = &w->reach[target].dyn;
+    const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(dyn, 0);
     uint64_t epoch = atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1;
-    pthread_mutex_lock(&c->lock);
-    int found;
+    struct remora_dyn_region copy;
     const struct remora_dyn_region *r = NULL;
-    if (w->node_of_rank[target] >= 0) {
-        found = find_local(w, target, addr, out);
-        r = out;
+    struct known_region *k = NULL;
+    int st = REMORA_OK;
+    pthread_mutex_lock(&c->lock);
+    if (mapped) {
+        r = find_mapped(w, mapped, lo, &copy) ? &copy : NULL;
     } else {
-        r = c->epoch == epoch ? find_cached(c, addr) : NULL;
-        if (!r) { /* a miss or a new epoch: read the table again */
-            if (read_remote(w, target, c)) {
-                pthread_mutex_unlock(&c->lock);
-                return remora_err(MPI_ERR_OTHER, "cannot read the region table of target %d", target);
-            }
+        r = c->epoch == epoch ? find_cached(c, lo) : NULL;
+        if (!r && (st = read_remote(w, dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
             c->epoch = epoch;
-            r = find_cached(c, addr);
+            r = find_cached(c, lo);
         }
-        found = r != NULL;
-        if (found)
-            *out = *r;
     }
-    if (found)
-        *net = &known(w, target, c, out)->target;
+    if (r && len <= r->base + r->size - lo)
+        st = known(w, target, c, r, &k);
     pthread_mutex_unlock(&c->lock);
-    return found ? MPI_SUCCESS : MPI_ERR_RMA_RANGE;
-}
-
-int remora_dyn_resolve(struct remora_win *w, int target, uint64_t addr, uint64_t len, struct remora_peer *view)
-{
-    struct remora_dyn_region r;
-    const struct remora_ucx_target *net = NULL;
-    int rc;
-    if (w->amo_domain == REMORA_PEER_UCX)
-        rc = resolve_net(w, target, addr, &r, &net);
-    else
-        rc = find_local(w, target, addr, &r) ? MPI_SUCCESS : MPI_ERR_RMA_RANGE;
-    if (rc == MPI_SUCCESS && len > r.base + r.size - addr)
-        rc = MPI_ERR_RMA_RANGE;
-    if (rc != MPI_SUCCESS)
-        return rc == MPI_ERR_RMA_RANGE
-                   ? remora_err(MPI_ERR_RMA_RANGE, "bytes [%#llx, +%llu) are not in a region attached at target %d",
-                                (unsigned long long)addr, (unsigned long long)len, target)
-                   : rc;
-    view->base = NULL; /* displacements are addresses */
-    view->size = UINT64_MAX;
-    view->net = (void *)net;
-    if (w->node_of_rank[target] < 0) /* another node */
-        return MPI_SUCCESS;
-    if (target == w->rank) {
-        view->kind = REMORA_PEER_MAPPED;
-        view->acc_locked = r.pool.fd < 0 && w->node_size > 1;
-        return MPI_SUCCESS;
-    }
-    if (r.pool.fd >= 0) {
-        char *m = remora_pool_map_peer(view->pid, &r.pool);
-        if (!m)
-            return remora_err(MPI_ERR_OTHER, "cannot map MPI_Alloc_mem memory of target %d", target);
-        view->kind = REMORA_PEER_MAPPED;
-        view->base = (char *)((uintptr_t)m - r.pool.chunk_addr); /* base + addr = m + (addr - chunk_addr) */
-        view->acc_locked = 0;
-        return MPI_SUCCESS;
-    }
-    view->kind = REMORA_PEER_CMA;
-    view->acc_locked = 1;
+    if (st != REMORA_OK)
+        return remora_status_err(st, "reaching a region attached at target %d", target);
+    if (!k)
+        return remora_err(MPI_ERR_RMA_RANGE, "bytes [%#llx, +%llu) are not in a region attached at target %d",
+                          (unsigned long long)lo, (unsigned long long)len, target);
+    t->data = &k->data;
+    t->amo = &k->amo;
+    t->off = addr - k->r.base;
+    t->atomic = k->r.atomic && k->amo.tp->amo_sizes;
+    if (k->r.atomic && !t->atomic) /* the others use atomics on it: we must not lock instead */
+        return remora_err(MPI_ERR_OTHER, "cannot map the memory of a region attached at target %d", target);
     return MPI_SUCCESS;
 }
 
@@ -378,14 +357,16 @@ void remora_dyn_free(struct remora_win *w)
         struct target_cache *c = &d->cache[r];
         for (struct known_region *k = c->known, *next; k; k = next) {
             next = k->next;
-            remora_ucx_rkey_release(&k->rkey);
+            if (k->amo.key != k->data.key)
+                remora_rmem_release(&k->amo);
+            remora_rmem_release(&k->data);
             free(k);
         }
         free(c->region);
         pthread_mutex_destroy(&c->lock);
     }
     for (int i = 0; i < d->nown; i++)
-        remora_ucx_deregister(&d->own[i].reg);
+        remora_mem_deregister(&d->own[i].reg);
     free(d->own);
     free(d->cache);
     free(d);

@@ -5,8 +5,7 @@
 
 #include "core/errhandler.h"
 #include "core/win.h"
-#include "mpi/handle.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 #include "runtime/log.h"
 
 /* Why the last error of this thread happened: shown when the error is fatal. */
@@ -35,8 +34,8 @@ int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh
     int rc = PMPI_Win_create_errhandler(fn, eh);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct remora_errhandler_table *t = &remora_ctx.errhandlers;
-    pthread_mutex_lock(&remora_ctx.lock);
+    struct remora_errhandler_table *t = &remora_core.errhandlers;
+    pthread_mutex_lock(&remora_core.lock);
     int i;
     for (i = 0; i < t->n && t->v[i].handle != *eh; i++)
         ; /* a freed handler's handle may come back for a new one */
@@ -45,7 +44,7 @@ int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh
             int cap = t->cap ? 2 * t->cap : 16;
             struct remora_errhandler_entry *v = realloc(t->v, sizeof *v * (size_t)cap);
             if (!v) {
-                pthread_mutex_unlock(&remora_ctx.lock);
+                pthread_mutex_unlock(&remora_core.lock);
                 PMPI_Errhandler_free(eh);
                 return MPI_ERR_NO_MEM;
             }
@@ -56,14 +55,14 @@ int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh
     }
     t->v[i].handle = *eh;
     t->v[i].fn = fn;
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     return MPI_SUCCESS;
 }
 
-/* The anchor host window; caller holds remora_ctx.lock. */
+/* The anchor host window; caller holds remora_core.lock. */
 static MPI_Win anchor(void)
 {
-    struct remora_errhandler_table *t = &remora_ctx.errhandlers;
+    struct remora_errhandler_table *t = &remora_core.errhandlers;
     if (!t->anchor_made) {
         if (PMPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &t->anchor) != MPI_SUCCESS)
             remora_fatal("cannot create the host window that anchors error handlers");
@@ -93,15 +92,15 @@ int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out)
         out->fn = NULL;
         return MPI_SUCCESS;
     }
-    pthread_mutex_lock(&remora_ctx.lock);
-    const struct remora_errhandler_table *t = &remora_ctx.errhandlers;
+    pthread_mutex_lock(&remora_core.lock);
+    const struct remora_errhandler_table *t = &remora_core.errhandlers;
     MPI_Win_errhandler_function *fn = NULL;
     for (int i = 0; i < t->n; i++)
         if (t->v[i].handle == eh)
             fn = t->v[i].fn;
     MPI_Errhandler ref = MPI_ERRHANDLER_NULL;
     int rc = retain(eh, &ref);
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     if (rc != MPI_SUCCESS || !fn) {
         if (rc == MPI_SUCCESS)
             PMPI_Errhandler_free(&ref);
@@ -126,9 +125,9 @@ int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh)
         *eh = h->handle;
         return MPI_SUCCESS;
     }
-    pthread_mutex_lock(&remora_ctx.lock);
+    pthread_mutex_lock(&remora_core.lock);
     int rc = retain(h->handle, eh);
-    pthread_mutex_unlock(&remora_ctx.lock);
+    pthread_mutex_unlock(&remora_core.lock);
     return rc;
 }
 
@@ -174,7 +173,7 @@ int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_n
         return code;
     }
     if (w->errh.fn) {
-        MPI_Win handle = remora_win_handle(w);
+        MPI_Win handle = w->handle;
         int c = code;
         w->errh.fn(&handle, &c);
         return code;

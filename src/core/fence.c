@@ -9,6 +9,7 @@
  * The barrier is a counter in the node segment on one node (a sense-reversing
  * generation counter), the host's MPI_Barrier otherwise (O(log p)). */
 #include "core/spin.h"
+#include "core/status.h"
 #include "core/sync.h"
 
 #define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
@@ -25,7 +26,7 @@ static void node_barrier(struct remora_win *w)
     struct remora_wait wt;
     remora_wait_init(&wt);
     while (atomic_load_explicit(&h->barrier_generation, memory_order_acquire) == gen)
-        remora_wait_round(&wt, w->amo_domain);
+        remora_wait_round(&wt);
 }
 
 void remora_win_barrier(struct remora_win *w)
@@ -50,8 +51,7 @@ int remora_fence(struct remora_win *w, int assert)
     if (rc != MPI_SUCCESS)
         return rc;
 
-    if (!(assert & MPI_MODE_NOPRECEDE))
-        remora_tp_flush(w->amo_domain, NULL);
+    int st = assert & MPI_MODE_NOPRECEDE ? REMORA_OK : remora_flush_all();
     /* With nothing before and nothing after, there is nothing to order. */
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         remora_win_barrier(w);
@@ -61,5 +61,5 @@ int remora_fence(struct remora_win *w, int assert)
     atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
     atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     remora_spin_unlock(&w->sync_lock);
-    return MPI_SUCCESS;
+    return remora_status_err(st, "completing the operations before the fence");
 }

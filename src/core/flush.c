@@ -1,16 +1,27 @@
 /* Completion inside passive-target epochs: flush, flush_local and their _all
- * forms, and MPI_Win_sync.  On shared memory a store is complete at the target
- * once ordered by a fence; CMA transfers are complete when the call returns. */
+ * forms, and MPI_Win_sync.  Local and remote completion coincide: no
+ * transport returns from a put before its origin buffer may be reused. */
+#include "core/status.h"
 #include "core/sync.h"
-#include "transport/dispatch.h"
 
-int remora_flush(struct remora_win *w, int target, int local_only)
+int remora_flush_target(struct remora_win *w, int target)
 {
-    (void)local_only; /* no transport here buffers data: local and remote completion coincide */
+    const struct remora_reach *x = &w->reach[target];
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* regions may use any transport toward it */
+        return remora_flush_proc(w->world_rank[target]);
+    int st = remora_flush(&x->data);
+    if (st == REMORA_OK && x->amo.tp != x->data.tp)
+        st = remora_flush(&x->amo);
+    return st;
+}
+
+int remora_flush_rma(struct remora_win *w, int target, int local_only)
+{
+    (void)local_only;
     if (target == REMORA_ALL_TARGETS) {
         if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) && !w->locks_held)
             return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
-        return remora_tp_flush(w->amo_domain, NULL) ? MPI_ERR_OTHER : MPI_SUCCESS;
+        return remora_status_err(remora_flush_all(), "completing the window's operations");
     }
     if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
         return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
@@ -18,7 +29,7 @@ int remora_flush(struct remora_win *w, int target, int local_only)
     if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) &&
         !(atomic_load_explicit(&p->access, memory_order_relaxed) & (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
         return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
-    return remora_tp_flush(w->amo_domain, p) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return remora_status_err(remora_flush_target(w, target), "completing the operations on target %d", target);
 }
 
 int remora_win_sync(struct remora_win *w)

@@ -29,9 +29,10 @@
  * Costs (no contention): lock_all, shared lock, unlock, unlock_all: 1 remote
  * atomic; exclusive lock 2 (a CAS from 0 on each word; 4 when a word is in
  * use: announce and convert on each), exclusive unlock 2. */
-#include "core/sync.h"
+#include "core/ctrl.h"
 #include "core/spin.h"
-#include "transport/dispatch.h"
+#include "core/status.h"
+#include "core/sync.h"
 
 #define LOCAL_EXCL 1ull
 #define LOCAL_SHARED 2ull
@@ -47,55 +48,58 @@
 
 #define MASTER 0
 
-static uint64_t amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op, uint64_t x, uint64_t cmp)
+static int fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64_t *old)
 {
-    return remora_tp_amo(w->amo_domain, &w->peers[target], off, op, x, cmp);
-}
-
-static uint64_t fadd(struct remora_win *w, int target, size_t off, uint64_t x)
-{
-    return amo(w, target, off, REMORA_AMO_FADD, x, 0);
+    return remora_ctrl_amo(w, target, off, REMORA_AMO_ADD, x, 0, old);
 }
 
 /* A shared reader of word `off` at `target`: enter unless `blocked(v)`; give way to
  * `waiting(v)` a bounded number of times.  Serves MPI_Win_lock(SHARED) on the
- * local word and MPI_Win_lock_all on the global word. */
-static void acquire_reader(struct remora_win *w, int target, size_t off, uint64_t unit,
-                           int (*blocked)(uint64_t), int (*waiting)(uint64_t))
+ * local word and MPI_Win_lock_all on the global word.  A transport status. */
+static int acquire_reader(struct remora_win *w, int target, size_t off, uint64_t unit,
+                          int (*blocked)(uint64_t), int (*waiting)(uint64_t))
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
     for (;;) {
-        uint64_t old = fadd(w, target, off, unit);
-        if (!blocked(old) && (!waiting(old) || wt.rounds >= REMORA_LOCK_PATIENCE))
-            return;
-        fadd(w, target, off, -unit);
-        remora_backoff(&wt, w->amo_domain);
+        uint64_t old, undone;
+        int st = fadd(w, target, off, unit, &old);
+        if (st != REMORA_OK || (!blocked(old) && (!waiting(old) || wt.rounds >= REMORA_LOCK_PATIENCE)))
+            return st;
+        if ((st = fadd(w, target, off, -unit, &undone)) != REMORA_OK)
+            return st;
+        remora_backoff(&wt);
     }
 }
 
 /* A writer: take a word nobody uses (0) with one CAS; otherwise announce with
  * `announce`, then convert the announcement into `hold` by CAS whenever
- * `free_for_writer(v)`. */
-static void acquire_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
-                           int (*free_for_writer)(uint64_t))
+ * `free_for_writer(v)`.  A transport status. */
+static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
+                          int (*free_for_writer)(uint64_t))
 {
-    uint64_t v = amo(w, target, off, REMORA_AMO_CSWAP, hold, 0);
-    if (v == 0)
-        return;
+    uint64_t v;
+    int st = remora_ctrl_amo(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
+    if (st != REMORA_OK || v == 0)
+        return st;
     struct remora_wait wt;
     remora_wait_init(&wt);
-    v = fadd(w, target, off, announce) + announce;
+    if ((st = fadd(w, target, off, announce, &v)) != REMORA_OK)
+        return st;
+    v += announce;
     for (;;) {
         if (free_for_writer(v)) {
-            uint64_t seen = amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v);
+            uint64_t seen;
+            if ((st = remora_ctrl_amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
+                return st;
             if (seen == v)
-                return;
+                return REMORA_OK;
             v = seen;
             continue;
         }
-        remora_backoff(&wt, w->amo_domain);
-        v = amo(w, target, off, REMORA_AMO_LOAD, 0, 0);
+        remora_backoff(&wt);
+        if ((st = fadd(w, target, off, 0, &v)) != REMORA_OK)
+            return st;
     }
 }
 
@@ -153,16 +157,24 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         return rc;
 
     /* The waits happen outside sync_lock: other threads may unlock meanwhile. */
+    int st = REMORA_OK;
     if (!(assert & MPI_MODE_NOCHECK)) {
         if (lock_type == MPI_LOCK_SHARED) {
-            acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
+            st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
         } else {
-            acquire_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free);
-            acquire_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free);
+            st = acquire_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free);
+            if (st == REMORA_OK)
+                st = acquire_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free);
         }
     }
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     remora_spin_lock(&w->sync_lock);
+    if (st != REMORA_OK) { /* the lock words are in doubt: the network failed */
+        w->lock_state[target] = REMORA_LOCK_NONE;
+        w->locks_held--;
+        remora_spin_unlock(&w->sync_lock);
+        return remora_status_err(st, "locking target %d", target);
+    }
     w->lock_state[target] = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
                                       (assert & MPI_MODE_NOCHECK ? 0x80 : 0));
     atomic_store_explicit(&w->peers[target].access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
@@ -191,21 +203,24 @@ int remora_unlock(struct remora_win *w, int target)
     /* Complete our operations before releasing.  On the node the release is
      * itself a full barrier (a seq_cst read-modify-write on the lock word)
      * unless MPI_MODE_NOCHECK left no lock word to release. */
-    if ((state & 0x80) || w->amo_domain == REMORA_PEER_UCX || w->peers[target].kind == REMORA_PEER_UCX)
-        remora_tp_flush(w->amo_domain, &w->peers[target]);
-    if (!(state & 0x80)) {
+    int st = REMORA_OK, st2 = REMORA_OK;
+    uint64_t old;
+    if ((state & 0x80) || w->spans_nodes)
+        st = remora_flush_target(w, target);
+    if (!(state & 0x80)) { /* released even if the flush failed: others must not wait forever */
         if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
-            fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
-            fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
+            st2 = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL, &old);
+            if (st2 == REMORA_OK)
+                st2 = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD, &old);
         } else {
-            fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
+            st2 = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED, &old);
         }
     }
     remora_spin_lock(&w->sync_lock);
     w->lock_state[target] = REMORA_LOCK_NONE;
     w->locks_held--;
     remora_spin_unlock(&w->sync_lock);
-    return MPI_SUCCESS;
+    return remora_status_err(st != REMORA_OK ? st : st2, "unlocking target %d", target);
 }
 
 int remora_lock_all(struct remora_win *w, int assert)
@@ -222,8 +237,15 @@ int remora_lock_all(struct remora_win *w, int assert)
     remora_spin_unlock(&w->sync_lock);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!(assert & MPI_MODE_NOCHECK))
-        acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
+    int st = assert & MPI_MODE_NOCHECK
+                 ? REMORA_OK
+                 : acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
+    if (st != REMORA_OK) {
+        remora_spin_lock(&w->sync_lock);
+        w->lock_all_held = 0;
+        remora_spin_unlock(&w->sync_lock);
+        return remora_status_err(st, "lock_all");
+    }
     atomic_thread_fence(memory_order_acquire);
     atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL, memory_order_relaxed);
     return MPI_SUCCESS;
@@ -238,10 +260,11 @@ int remora_unlock_all(struct remora_win *w)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
-    remora_tp_flush(w->amo_domain, NULL);
+    int st = remora_flush_all(), st2 = REMORA_OK;
+    uint64_t old;
     if (!(held & 2))
-        fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
+        st2 = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL, &old);
     w->lock_all_held = 0;
     remora_spin_unlock(&w->sync_lock);
-    return MPI_SUCCESS;
+    return remora_status_err(st != REMORA_OK ? st : st2, "unlock_all");
 }

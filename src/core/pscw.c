@@ -20,9 +20,10 @@
  * wait/test none: O(k) for a group of k. */
 #include <stdlib.h>
 
+#include "core/ctrl.h"
 #include "core/spin.h"
+#include "core/status.h"
 #include "core/sync.h"
-#include "transport/dispatch.h"
 
 /* The window ranks of `group`'s members. */
 static int group_to_window(struct remora_win *w, MPI_Group group, int **ranks_out, int *n_out)
@@ -97,11 +98,12 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
     w->completions_expected += (uint64_t)n;
     /* our local stores to the window happen before any origin's access */
     atomic_thread_fence(memory_order_release);
-    if (!(assert & MPI_MODE_NOCHECK))
-        for (int i = 0; i < n; i++)
-            remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_FADD, 1, 0);
+    int st = REMORA_OK;
+    uint64_t old;
+    for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && st == REMORA_OK; i++)
+        st = remora_ctrl_amo(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
     remora_spin_unlock(&w->sync_lock);
-    return MPI_SUCCESS;
+    return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
 
 int remora_start(struct remora_win *w, MPI_Group group, int assert)
@@ -132,7 +134,7 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
             struct remora_wait wt;
             remora_wait_init(&wt);
             while (atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) < k)
-                remora_wait_round(&wt, w->amo_domain);
+                remora_wait_round(&wt);
         }
         atomic_store_explicit(&w->peers[t].access, REMORA_ACCESS_PSCW, memory_order_relaxed);
     }
@@ -153,11 +155,13 @@ int remora_complete(struct remora_win *w)
 
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&w->peers[ranks[i]].access, 0, memory_order_relaxed);
-    remora_tp_flush(w->amo_domain, NULL);
-    for (int i = 0; i < n; i++)
-        remora_tp_amo(w->amo_domain, &w->peers[ranks[i]], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_FADD, 1, 0);
+    /* the targets are told even if the flush failed: they must not wait forever */
+    int st = remora_flush_all(), st2 = REMORA_OK;
+    uint64_t old;
+    for (int i = 0; i < n && st2 == REMORA_OK; i++)
+        st2 = remora_ctrl_amo(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
     free(ranks);
-    return MPI_SUCCESS;
+    return remora_status_err(st != REMORA_OK ? st : st2, "MPI_Win_complete");
 }
 
 /* Whether every origin of the current exposure epoch completed; closes it if so. */
@@ -183,7 +187,7 @@ int remora_wait(struct remora_win *w)
     struct remora_wait wt;
     remora_wait_init(&wt);
     while (atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) < w->completions_expected)
-        remora_wait_round(&wt, w->amo_domain);
+        remora_wait_round(&wt);
     remora_spin_lock(&w->sync_lock);
     exposure_done(w);
     remora_spin_unlock(&w->sync_lock);
@@ -197,7 +201,7 @@ int remora_test(struct remora_win *w, int *flag)
         remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
     }
-    remora_tp_progress(w->amo_domain);
+    remora_progress();
     *flag = exposure_done(w);
     remora_spin_unlock(&w->sync_lock);
     return MPI_SUCCESS;

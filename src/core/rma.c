@@ -1,5 +1,6 @@
-/* Put and get, the general case: any datatypes on either side, any transport,
- * and every error the standard names.  The fast path is in rma.h. */
+/* Put and get, the general case: any datatypes on either side, any target
+ * memory (through the transport's vectored transfers), and every error the
+ * standard names.  The fast path is in rma.h. */
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -7,15 +8,15 @@
 #include "core/datatype.h"
 #include "core/dynamic.h"
 #include "core/rma.h"
-#include "transport/dispatch.h"
+#include "core/engine.h"
+#include "core/status.h"
 
 #define IOV_BATCH 64
 
 /* One operation, checked and ready to move. */
 struct rma_op {
-    struct remora_peer peer;          /* the target as this operation reaches it */
+    struct remora_target t;           /* the target as this operation reaches it */
     char *origin;                     /* origin buffer address                  */
-    uint64_t target_off;              /* byte offset of the target buffer        */
     const struct remora_dt *ot, *tt;  /* layouts                                 */
     MPI_Count ocount, tcount;
     MPI_Aint bytes;
@@ -35,22 +36,23 @@ static int covered(const struct remora_dt *t, MPI_Count count, __int128 *lo, __i
 }
 
 int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
-                      struct remora_peer *view, uint64_t *offset)
+                      struct remora_target *t)
 {
     const struct remora_peer *p = &w->peers[target];
     if (!remora_epoch_allows(w, p))
         return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
     __int128 lo, hi, base = (__int128)tdisp * p->disp_unit;
     int any = covered(tt, tcount, &lo, &hi);
-    remora_peer_copy(view, p);
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) { /* displacements are addresses */
-        *offset = (uint64_t)base;
-        return any ? remora_dyn_resolve(w, target, (uint64_t)(base + lo), (uint64_t)(hi - lo), view) : MPI_SUCCESS;
-    }
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* displacements are addresses */
+        return any ? remora_dyn_resolve(w, target, (uint64_t)base, (uint64_t)(base + lo), (uint64_t)(hi - lo), t)
+                   : MPI_SUCCESS;
     if (base + lo < 0 || base + hi > (__int128)p->size)
         return remora_err(MPI_ERR_RMA_RANGE, "bytes [%lld, %lld) of target %d are outside its window (%llu bytes)",
                           (long long)(base + lo), (long long)(base + hi), target, (unsigned long long)p->size);
-    *offset = (uint64_t)base;
+    t->data = &w->reach[target].data;
+    t->amo = &w->reach[target].amo;
+    t->off = (uint64_t)base;
+    t->atomic = p->acc_atomic;
     return MPI_SUCCESS;
 }
 
@@ -80,7 +82,7 @@ static int check(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Dataty
     __int128 obytes = (__int128)ocount * op->ot->size, tbytes = (__int128)tcount * op->tt->size;
     if (obytes != tbytes)
         return remora_err(MPI_ERR_TYPE, "origin holds %lld bytes, target %lld", (long long)obytes, (long long)tbytes);
-    if ((rc = remora_rma_target(w, target, tdisp, op->tt, tcount, &op->peer, &op->target_off)) != MPI_SUCCESS)
+    if ((rc = remora_rma_target(w, target, tdisp, op->tt, tcount, &op->t)) != MPI_SUCCESS)
         return rc;
     if (obytes == 0)
         return -1;
@@ -91,65 +93,52 @@ static int check(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-/* Moving the pieces: directly for mapped targets, batched iovecs for CMA. */
+/* Moving the pieces: collected into batches of vectored transfers. */
 struct mover {
     const struct rma_op *op;
     int put;
-    int nv;
-    struct iovec local[IOV_BATCH], remote[IOV_BATCH];
+    size_t nv;
+    struct remora_iov v[IOV_BATCH];
 };
 
 static int drain(struct mover *m)
 {
-    int err = 0;
+    int st = REMORA_OK;
     if (m->nv)
-        err = m->put ? remora_cma_writev(m->op->peer.pid, m->local, (size_t)m->nv, m->remote, (size_t)m->nv)
-                     : remora_cma_readv(m->op->peer.pid, m->local, (size_t)m->nv, m->remote, (size_t)m->nv);
+        st = m->put ? remora_putv(m->op->t.data, m->v, m->nv) : remora_getv(m->op->t.data, m->v, m->nv);
     m->nv = 0;
-    return err;
+    return st;
 }
 
 static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
 {
     struct mover *m = arg;
-    const struct rma_op *op = m->op;
-    char *o = op->origin + odisp, *t = remora_addr(&op->peer, op->target_off + (uint64_t)tdisp);
-    if (op->peer.kind == REMORA_PEER_MAPPED) {
-        if (m->put)
-            memmove(t, o, (size_t)len);
-        else
-            memmove(o, t, (size_t)len);
-        return 0;
-    }
-    m->local[m->nv] = (struct iovec){o, (size_t)len};
-    m->remote[m->nv] = (struct iovec){t, (size_t)len};
-    return ++m->nv == IOV_BATCH ? drain(m) : 0;
+    m->v[m->nv++] = (struct remora_iov){m->op->origin + odisp, m->op->t.off + (uint64_t)tdisp, (size_t)len};
+    return m->nv == IOV_BATCH ? drain(m) : REMORA_OK;
 }
 
 static int move(const struct rma_op *op, int put)
 {
     struct mover m = {.op = op, .put = put};
-    int err;
+    int st;
     if (op->ot->contiguous && op->tt->contiguous)
-        err = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
+        st = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
     else
-        err = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
-    if (!err)
-        err = drain(&m);
-    if (err)
-        return remora_err(MPI_ERR_OTHER, "transfer to/from process %d failed: %s", (int)op->peer.pid, strerror(err));
-    return MPI_SUCCESS;
+        st = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
+    if (st == REMORA_OK)
+        st = drain(&m);
+    return remora_status_err(st, "%s target memory", put ? "writing" : "reading");
 }
 
 /* Point the fast path's hint at type, if it is predefined and without holes. */
 static void hint_type(struct remora_win *w, MPI_Datatype type)
 {
-    const struct remora_type_entry *e = remora_type_lookup(&remora_ctx.types, type);
+    const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
     if (e && e->size == e->extent && atomic_load_explicit(&w->type_hint, memory_order_relaxed) != e)
         atomic_store_explicit(&w->type_hint, e, memory_order_relaxed);
 }
 
-int remora_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+int remora_rma_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
                MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype)
 {
     struct rma_op op;
@@ -159,7 +148,7 @@ int remora_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Da
     return rc == MPI_SUCCESS ? move(&op, 1) : rc < 0 ? MPI_SUCCESS : rc;
 }
 
-int remora_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+int remora_rma_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                MPI_Count tcount, MPI_Datatype ttype)
 {
     struct rma_op op;

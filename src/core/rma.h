@@ -1,7 +1,8 @@
-/* Put and get.  The fast path (contiguous predefined type to a mapped target,
- * inside an epoch, in range) is inline here: handle -> window, a table lookup
- * of the type, epoch and range checks, a copy.  Everything else (derived
- * types, CMA, errors) goes to the slow paths in rma.c. */
+/* Put and get.  The fast path (a contiguous predefined type to a target whose
+ * memory is mapped here, inside an epoch, in range) is inline here, for every
+ * front end to call as a one-liner: handle -> window, the type hint, epoch and
+ * range checks, a copy.  Everything else (derived types, other transports,
+ * errors) goes to the slow paths in rma.c. */
 #ifndef REMORA_CORE_RMA_H
 #define REMORA_CORE_RMA_H
 
@@ -9,26 +10,31 @@
 
 #include "core/type_table.h"
 #include "core/win.h"
-#include "runtime/context.h"
-#include "transport/shm.h"
+#include "transport/mapped.h"
 
 /* Slow paths: every check, every datatype, every transport.  Return
  * MPI_SUCCESS or an error class (not raised).  They point the window's type
  * hint at a predefined type they moved, for the fast path's next call. */
-int remora_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+int remora_rma_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
                MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype);
-int remora_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+int remora_rma_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                MPI_Count tcount, MPI_Datatype ttype);
+
+/* A target as one access reaches it: its memory through data (transfers) and
+ * amo (atomics, in the window's atomicity domain), the target buffer at byte
+ * off of both; whether accumulates may use atomics on it (every origin can). */
+struct remora_target {
+    const struct remora_rmem *data, *amo;
+    uint64_t off;
+    int atomic;
+};
 
 struct remora_dt;
 /* Checks of the target side shared by every RMA call: an epoch is open toward
  * target, and count elements of tt at tdisp lie in its window (for dynamic
- * windows: in one attached region).  *view is the target as this access
- * reaches it (for dynamic windows the region decides: mapped or CMA, atomic or
- * locked accumulates); *offset is the byte offset of the target buffer from
- * view->base. */
+ * windows: in one attached region).  Fills *t. */
 int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
-                      struct remora_peer *view, uint64_t *offset);
+                      struct remora_target *t);
 int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);
 
 /* The target side of a fast path: n bytes at tdisp of a target whose memory
@@ -42,31 +48,39 @@ static inline int remora_fast_span(const struct remora_win *w, uint64_t n, int t
     if (!atomic_load_explicit(&w->access_all, memory_order_relaxed) &&
         !atomic_load_explicit(&p->access, memory_order_relaxed))
         return 0;
-    /* a negative or overflowing displacement, or one that wraps with n, never
-     * passes: off is then >= 2^63 (or the product overflowed) or off + n carries */
-    int64_t off;
-    uint64_t end;
-    if (__builtin_mul_overflow(tdisp, (int64_t)p->disp_unit, &off) ||
-        __builtin_add_overflow((uint64_t)off, n, &end) || end > p->fast_limit)
+    /* A negative displacement is a huge unsigned one and fails the first
+     * test; after it off <= fast_limit < 2^48 and n < 2^40 (callers' counts
+     * are below 2^31, predefined types smaller than 2^9): nothing wraps. */
+    if ((uint64_t)tdisp > p->fast_disps)
+        return 0;
+    uint64_t off = (uint64_t)tdisp * p->disp_unit;
+    if (off + n > p->fast_limit)
         return 0;
     *addr = p->base + off;
     return 1;
 }
 
-/* The fast path of MPI_Put/MPI_Get: a contiguous predefined type, the same on
- * both sides (call only when otype == ttype and ocount == tcount), the type
- * the window last moved (its hint: no table lookup).  Returns 1 with the
- * target address and byte count, or 0 for the slow path. */
-static inline int remora_fast_target(const struct remora_win *w, int count, MPI_Datatype type, int target,
-                                     MPI_Aint tdisp, char **addr, uint64_t *bytes)
+/* The fast path of put and get: count elements of a contiguous predefined
+ * type, the same on both sides (call only when the origin's and the target's
+ * type and count are equal), the type the window last moved (its hint: no
+ * table lookup).  1 when done; 0: take the slow path. */
+static inline __attribute__((always_inline)) int remora_fast_rma(const struct remora_win *w, void *origin, int count,
+                                                                 MPI_Datatype type, int target, MPI_Aint tdisp,
+                                                                 int put)
 {
+    if (__builtin_expect(!w, 0))
+        return 0;
     const struct remora_type_entry *e = atomic_load_explicit(&w->type_hint, memory_order_relaxed);
     if (e->handle != type)
         return 0;
     uint64_t n = (uint64_t)(int64_t)count * e->size;
-    if (!remora_fast_span(w, n, target, tdisp, addr))
+    char *addr;
+    if (!remora_fast_span(w, n, target, tdisp, &addr))
         return 0;
-    *bytes = n;
+    if (put)
+        remora_mapped_copy(addr, origin, n);
+    else
+        remora_mapped_copy(origin, addr, n);
     return 1;
 }
 

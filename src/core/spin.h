@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "runtime/context.h"
-#include "transport/dispatch.h"
+#include "transport/transport.h"
 
 #define REMORA_BACKOFF_MIN 16u
 #define REMORA_BACKOFF_MAX 16384u
@@ -37,9 +37,9 @@ static inline void remora_wait_init(struct remora_wait *w)
 }
 
 /* One round of waiting for a condition that another process will change. */
-static inline void remora_wait_round(struct remora_wait *w, int domain)
+static inline void remora_wait_round(struct remora_wait *w)
 {
-    remora_tp_progress(domain);
+    remora_progress();
     if (remora_ctx.oversubscribed || (++w->rounds & 255) == 0)
         sched_yield();
     else
@@ -47,7 +47,7 @@ static inline void remora_wait_round(struct remora_wait *w, int domain)
 }
 
 /* Back off after losing a race for a contended word: exponential, bounded, jittered. */
-static inline void remora_backoff(struct remora_wait *w, int domain)
+static inline void remora_backoff(struct remora_wait *w)
 {
     w->rng ^= w->rng << 13;
     w->rng ^= w->rng >> 17;
@@ -58,7 +58,7 @@ static inline void remora_backoff(struct remora_wait *w, int domain)
             sched_yield();
         remora_cpu_relax();
     }
-    remora_tp_progress(domain);
+    remora_progress();
     w->rounds++;
     if (w->delay < REMORA_BACKOFF_MAX)
         w->delay *= 2;

@@ -13,7 +13,9 @@ int remora_unlock_all(struct remora_win *w);
 
 /* completion (flush.c): target REMORA_ALL_TARGETS means every target */
 #define REMORA_ALL_TARGETS (-0x7fffffff - 1)
-int remora_flush(struct remora_win *w, int target, int local_only);
+int remora_flush_rma(struct remora_win *w, int target, int local_only);
+/* Remote completion of this process's operations on target: a transport status. */
+int remora_flush_target(struct remora_win *w, int target);
 int remora_win_sync(struct remora_win *w);
 
 /* active target (fence.c, pscw.c) */

@@ -4,33 +4,31 @@
  * allgather, then computes the same layout: one segment per node ("segment
  * group": the ranks sharing a node; for allocate_shared, the whole window)
  *
- *   [node header][control block of each member][data of each member]
+ *   [node header][control block of each member][region tables][data of each member]
  *
  * Data is in the segment for MPI_Win_allocate(_shared); MPI_Win_create keeps the
- * user's memory (on-node peers reach it by CMA), dynamic windows hold none. */
+ * user's memory, dynamic windows hold none.  How each rank is reached is then
+ * settled by exchanging keys (win_reach.c). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/dynamic.h"
+#include "core/engine.h"
+#include "core/status.h"
 #include "core/sync.h"
 #include "core/win.h"
-#include "core/win_net.h"
+#include "core/win_reach.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
-#include "transport/dispatch.h"
 
 #define PAGE 4096
 
 struct rank_info {
-    uint64_t node_id, shm_id;
+    uint64_t node_key, shm_key;
     int world_rank, disp_unit;
-    pid_t pid;
-    int in_pool;                 /* MPI_Win_create memory from our MPI_Alloc_mem pool */
     MPI_Aint size;
-    uint64_t base;
-    struct remora_pool_ref pool;
 };
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -75,166 +73,131 @@ static int check_args(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit)
     return MPI_SUCCESS;
 }
 
-/* Where each rank's data starts in its segment (allocate flavours), and the total. */
-static size_t layout_data(struct remora_win *w, const struct rank_info *ri, const int *members, int nmembers,
-                          size_t data_start, size_t *offset)
+/* The segment group of rank r: the ranks it shares a segment with. */
+static uint64_t group_key(const struct remora_win *w, const struct rank_info *ri, int r)
 {
-    size_t end = data_start;
-    for (int k = 0; k < nmembers; k++) {
-        MPI_Aint sz = ri[members[k]].size;
-        if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig)
-            offset[k] = end; /* contiguous across ranks, as the standard defines it */
-        else
-            offset[k] = round_up(end, (size_t)sz >= PAGE || w->shared_noncontig ? PAGE : REMORA_CACHELINE);
-        end = offset[k] + (size_t)sz;
-    }
-    return end;
+    return w->flavor == MPI_WIN_FLAVOR_SHARED ? ri[r].shm_key : ri[r].node_key;
 }
 
-static void fill_peer(struct remora_win *w, int r, const struct rank_info *ri, char *data)
+static const struct remora_win *sort_w;
+static const struct rank_info *sort_ri;
+
+static int by_group(const void *x, const void *y)
 {
-    struct remora_peer *p = &w->peers[r];
-    p->size = (uint64_t)ri[r].size;
-    p->disp_unit = (uint32_t)ri[r].disp_unit;
-    p->pid = ri[r].pid;
-    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED) {
-        p->kind = REMORA_PEER_MAPPED;
-        p->base = data;
-        p->fast_limit = p->size;
-    } else { /* user memory: our own is at hand, a peer's is reached by CMA */
-        p->kind = r == w->rank ? REMORA_PEER_MAPPED : REMORA_PEER_CMA;
-        p->base = (char *)(uintptr_t)ri[r].base;
-        p->fast_limit = r == w->rank && w->flavor == MPI_WIN_FLAVOR_CREATE ? p->size : 0;
-        /* someone else on the node reaches it by CMA: accumulates must lock */
-        p->acc_locked = w->node_size > 1;
-    }
+    int a = *(const int *)x, b = *(const int *)y;
+    uint64_t ka = group_key(sort_w, sort_ri, a), kb = group_key(sort_w, sort_ri, b);
+    return ka != kb ? (ka < kb ? -1 : 1) : a - b;
 }
 
-/* MPI_Win_create on MPI_Alloc_mem memory: peers on the node map the owner's
- * pool chunk and use load/store and CPU atomics.  Whether rank r's memory is
- * reached that way is agreed by all (an allreduce), so that no origin uses CPU
- * atomics on memory another one updates under the accumulate lock. */
-static void share_pool_memory(struct remora_win *w, const struct rank_info *ri)
+/* Where each rank's control block, region table and data lie in its group's
+ * segment (the same in every member's mapping), and the segment's size. */
+static void place_group(const struct remora_win *w, const struct rank_info *ri, const int *members, int m,
+                        struct remora_win_place *pl)
 {
-    int n = w->comm_size, any = 0;
+    size_t ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
+    size_t dyn_bytes = w->dyn_cap ? remora_dyn_table_bytes(w->dyn_cap) : 0;
+    size_t dyn_start = round_up(ctrl_start + w->ctrl_stride * (size_t)m, PAGE);
+    size_t end = round_up(dyn_start + dyn_bytes * (size_t)m, PAGE);
+    int in_segment = w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+    for (int k = 0; k < m; k++) {
+        struct remora_win_place *p = &pl[members[k]];
+        p->k = k;
+        p->leader = members[0];
+        p->ctrl = ctrl_start + w->ctrl_stride * (size_t)k;
+        p->dyn = dyn_start + dyn_bytes * (size_t)k;
+        p->data = 0;
+        if (in_segment) {
+            size_t sz = (size_t)ri[members[k]].size;
+            if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig)
+                p->data = end; /* contiguous across ranks, as the standard defines it */
+            else
+                p->data = round_up(end, sz >= PAGE || w->shared_noncontig ? PAGE : REMORA_CACHELINE);
+            end = p->data + sz;
+        }
+    }
+    for (int k = 0; k < m; k++)
+        pl[members[k]].seg_size = end;
+}
+
+/* Every rank's place, group by group. */
+static struct remora_win_place *place_all(const struct remora_win *w, const struct rank_info *ri)
+{
+    int n = w->comm_size;
+    int *order = malloc(sizeof(int) * (size_t)n);
+    struct remora_win_place *pl = calloc((size_t)n, sizeof *pl);
+    if (!order || !pl) {
+        free(order);
+        free(pl);
+        return NULL;
+    }
     for (int r = 0; r < n; r++)
-        any |= ri[r].in_pool;
-    if (!any || !w->seg.fd_passing)
-        return;
-    int *ok = malloc(sizeof(int) * (size_t)n);
-    char **mapped = calloc((size_t)n, sizeof *mapped);
-    if (!ok || !mapped)
-        remora_fatal("out of memory creating a window of %d ranks", n);
-    for (int r = 0; r < n; r++) {
-        ok[r] = ri[r].in_pool && w->node_of_rank[r] >= 0;
-        if (ok[r] && r != w->rank) {
-            char *chunk = remora_pool_map_peer(ri[r].pid, &ri[r].pool);
-            mapped[r] = chunk ? chunk + (ri[r].base - ri[r].pool.chunk_addr) : NULL;
-            ok[r] = mapped[r] != NULL;
-        }
+        order[r] = r;
+    static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER; /* qsort has no argument for its comparison */
+    pthread_mutex_lock(&sort_lock);
+    sort_w = w, sort_ri = ri;
+    qsort(order, (size_t)n, sizeof *order, by_group);
+    pthread_mutex_unlock(&sort_lock);
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i; j < n && group_key(w, ri, order[j]) == group_key(w, ri, order[i]); j++)
+            ;
+        place_group(w, ri, order + i, j - i, pl);
     }
-    PMPI_Allreduce(MPI_IN_PLACE, ok, n, MPI_INT, MPI_LAND, w->comm);
-    for (int r = 0; r < n; r++) {
-        if (!ok[r])
-            continue;
-        struct remora_peer *p = &w->peers[r];
-        if (r != w->rank) {
-            p->kind = REMORA_PEER_MAPPED;
-            p->base = mapped[r];
-            p->fast_limit = p->size;
-        }
-        p->acc_locked = 0;
-    }
-    free(ok);
-    free(mapped);
+    free(order);
+    return pl;
 }
 
-/* Segment, control blocks and peers.  Collective; the same result everywhere. */
+/* Segment, control blocks and how every rank is reached.  Collective; the same result everywhere. */
 static int build_memory(struct remora_win *w, const struct rank_info *ri, void *user_base)
 {
     int n = w->comm_size, me = w->rank;
-    int shared = w->flavor == MPI_WIN_FLAVOR_SHARED;
-    int *members = malloc(sizeof(int) * (size_t)n);
-    size_t *offset = calloc((size_t)n, sizeof(size_t)); /* stays 0 where the data is not in the segment */
+    w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
+    struct remora_win_place *pl = place_all(w, ri);
     w->node_of_rank = malloc(sizeof(int) * (size_t)n);
-    if (!members || !offset || !w->node_of_rank)
+    w->world_rank = malloc(sizeof(int) * (size_t)n);
+    if (!pl || !w->node_of_rank || !w->world_rank)
         remora_fatal("out of memory creating a window of %d ranks", n);
-
-    /* my segment group, in window-rank order */
     int nmembers = 0;
+    w->spans_nodes = 0;
     for (int r = 0; r < n; r++) {
-        int same = shared ? ri[r].shm_id == ri[me].shm_id : ri[r].node_id == ri[me].node_id;
-        w->node_of_rank[r] = same ? nmembers : -1;
-        if (same)
-            members[nmembers++] = r;
+        w->world_rank[r] = ri[r].world_rank;
+        w->node_of_rank[r] = pl[r].leader == pl[me].leader ? pl[r].k : -1;
+        nmembers += w->node_of_rank[r] >= 0;
+        w->spans_nodes |= ri[r].node_key != ri[me].node_key;
     }
-    w->node_rank = w->node_of_rank[me];
+    w->node_rank = pl[me].k;
     w->node_size = nmembers;
     w->node_all = nmembers == n;
-    if (shared && !w->node_all) {
-        free(members);
-        free(offset);
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->node_all) {
+        free(pl);
         return remora_err(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared over processes that cannot share memory");
     }
-    /* One atomicity domain per window: CPU atomics when it lives on one node,
-     * the network's for every word (on-node peers' too) when it spans nodes. */
-    w->amo_domain = REMORA_PEER_MAPPED;
-    for (int r = 0; r < n; r++)
-        if (ri[r].node_id != ri[me].node_id)
-            w->amo_domain = REMORA_PEER_UCX;
-
-    w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
-    size_t ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
-    size_t dyn_start = round_up(ctrl_start + w->ctrl_stride * (size_t)nmembers, PAGE), dyn_bytes = 0;
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
-        dyn_bytes = remora_dyn_table_bytes(w->dyn_cap) * (size_t)nmembers;
-    }
-    size_t data_start = round_up(dyn_start + dyn_bytes, PAGE);
-    size_t total = data_start;
-    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || shared)
-        total = layout_data(w, ri, members, nmembers, data_start, offset);
-
-    int rc = remora_segment_create(w->comm, members[0], nmembers, total, &w->seg);
+    int rc = remora_segment_create(w->comm, pl[me].leader, nmembers, pl[me].seg_size, &w->seg);
     if (rc != MPI_SUCCESS) {
-        free(members);
-        free(offset);
-        return remora_err(rc, "no memory for the window's segment (%zu bytes)", total);
+        free(pl);
+        return remora_err(rc, "no memory for the window's segment (%zu bytes)", pl[me].seg_size);
     }
     char *seg = w->seg.addr;
     w->node_hdr = (struct remora_node_header *)seg;
+    w->ctrl = (struct remora_ctrl *)(seg + pl[me].ctrl);
     if (w->dyn_cap) {
-        w->dyn_tables = seg + dyn_start;
-        for (int k = 0; k < nmembers; k++)
-            ((struct remora_dyn_table *)(seg + dyn_start + remora_dyn_table_bytes(w->dyn_cap) * (size_t)k))->cap = w->dyn_cap;
+        w->dyn_tables = seg + pl[me].dyn - remora_dyn_table_bytes(w->dyn_cap) * (size_t)pl[me].k;
+        for (int r = 0; r < n; r++)
+            if (w->node_of_rank[r] >= 0)
+                ((struct remora_dyn_table *)(seg + pl[r].dyn))->cap = w->dyn_cap;
     }
-    w->ctrl = (struct remora_ctrl *)(seg + ctrl_start + w->ctrl_stride * (size_t)w->node_rank);
     for (int r = 0; r < n; r++) {
-        int k = w->node_of_rank[r];
-        if (k >= 0) {
-            fill_peer(w, r, ri, seg + offset[k]);
-            w->peers[r].ctrl = (struct remora_ctrl *)(seg + ctrl_start + w->ctrl_stride * (size_t)k);
-        } else { /* another node: the network side gives its addresses */
-            struct remora_peer *p = &w->peers[r];
-            p->kind = REMORA_PEER_UCX;
-            p->size = (uint64_t)ri[r].size;
-            p->disp_unit = (uint32_t)ri[r].disp_unit;
-            p->pid = ri[r].pid;
-        }
+        w->peers[r].size = (uint64_t)ri[r].size;
+        w->peers[r].disp_unit = (uint32_t)ri[r].disp_unit;
     }
-    if (w->flavor == MPI_WIN_FLAVOR_CREATE) {
+    rc = remora_win_reach_build(w, pl, user_base);
+    if (rc == MPI_SUCCESS && w->flavor == MPI_WIN_FLAVOR_CREATE)
         w->base = user_base;
-        share_pool_memory(w, ri);
-    }
-    else if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        w->base = MPI_BOTTOM;
-    else
-        w->base = w->peers[me].base;
-    free(members);
-    free(offset);
-    if (w->amo_domain == REMORA_PEER_UCX)
-        return remora_win_net_create(w, user_base, (size_t)ri[me].size);
-    return MPI_SUCCESS;
+    else if (rc == MPI_SUCCESS)
+        w->base = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : w->peers[me].base;
+    free(pl);
+    return rc;
 }
 
 /* Waits must yield when this machine runs more of our processes than it has cores. */
@@ -242,7 +205,7 @@ static void note_machine_load(const struct rank_info *ri, int n)
 {
     int here = 0;
     for (int r = 0; r < n; r++)
-        here += ri[r].shm_id == remora_ctx.shm_id;
+        here += ri[r].shm_key == remora_ctx.shm_key;
     if (here > remora_ctx.ncpus)
         atomic_store_explicit(&remora_ctx.oversubscribed, 1, memory_order_relaxed);
 }
@@ -258,7 +221,9 @@ static struct remora_win *win_alloc(int n)
         memset(w->peers, 0, peer_bytes);
     w->lock_state = calloc((size_t)n, 1);
     w->starts_toward = calloc((size_t)n, sizeof *w->starts_toward);
-    if (!w->peers || !w->lock_state || !w->starts_toward) {
+    w->reach = calloc((size_t)n, sizeof *w->reach);
+    if (!w->peers || !w->lock_state || !w->starts_toward || !w->reach) {
+        free(w->reach);
         free(w->peers);
         free(w->lock_state);
         free(w->starts_toward);
@@ -270,17 +235,23 @@ static struct remora_win *win_alloc(int n)
     w->info = MPI_INFO_NULL;
     w->comm = MPI_COMM_NULL;
     w->errh.handle = MPI_ERRORS_ARE_FATAL;
-    atomic_init(&w->type_hint, &remora_ctx.types.no_type);
+    atomic_init(&w->type_hint, &remora_core.types.no_type);
+    w->handle = MPI_WIN_NULL;
     w->model = MPI_WIN_UNIFIED;
     return w;
+}
+
+void remora_win_release_memory(struct remora_win *w)
+{
+    remora_dyn_free(w);
+    remora_win_reach_free(w);
+    remora_segment_destroy(&w->seg);
 }
 
 /* Undo what creation or use built, in reverse; local. */
 static void win_release(struct remora_win *w)
 {
-    remora_dyn_free(w);
-    remora_win_net_free(w);
-    remora_segment_destroy(&w->seg);
+    remora_win_release_memory(w);
     if (w->group != MPI_GROUP_NULL)
         PMPI_Group_free(&w->group);
     if (w->info != MPI_INFO_NULL)
@@ -290,6 +261,8 @@ static void win_release(struct remora_win *w)
     remora_errh_release(&w->errh);
     pthread_mutex_destroy(&w->dyn_lock);
     free(w->node_of_rank);
+    free(w->world_rank);
+    free(w->reach);
     free(w->peers);
     free(w->lock_state);
     free(w->starts_toward);
@@ -333,11 +306,8 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
         PMPI_Info_create(&w->info);
     remora_win_apply_hints(w);
 
-    struct rank_info mine = {.node_id = remora_ctx.node_id, .shm_id = remora_ctx.shm_id,
-                             .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .pid = remora_ctx.pid,
-                             .size = w->size, .base = (uint64_t)(uintptr_t)user_base};
-    if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0)
-        mine.in_pool = remora_pool_find(user_base, (size_t)size, &mine.pool);
+    struct rank_info mine = {.node_key = remora_ctx.node_key, .shm_key = remora_ctx.shm_key,
+                             .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .size = w->size};
     struct rank_info *ri = malloc(sizeof *ri * (size_t)n);
     if (!ri)
         remora_fatal("out of memory creating a window of %d ranks", n);
@@ -346,9 +316,9 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
     note_machine_load(ri, n);
     free(ri);
     if (rc == MPI_SUCCESS) {
-        pthread_mutex_lock(&remora_ctx.lock);
-        rc = remora_win_table_insert(&remora_ctx.wins, w, &w->index);
-        pthread_mutex_unlock(&remora_ctx.lock);
+        pthread_mutex_lock(&remora_core.lock);
+        rc = remora_win_table_insert(&remora_core.wins, w, &w->index);
+        pthread_mutex_unlock(&remora_core.lock);
     }
     if (rc != MPI_SUCCESS) {
         win_release(w);
@@ -359,8 +329,9 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
     return MPI_SUCCESS;
 }
 
-int remora_win_free(struct remora_win *w)
+int remora_win_free(struct remora_win *w, int *released)
 {
+    *released = 0;
     remora_spin_lock(&w->sync_lock);
     int busy = w->lock_all_held || w->locks_held || w->start_group || w->post_open;
     remora_spin_unlock(&w->sync_lock);
@@ -370,13 +341,16 @@ int remora_win_free(struct remora_win *w)
     if (rc != MPI_SUCCESS)
         return rc;
     /* after this barrier nobody touches our memory or control block any more */
-    remora_tp_flush(w->amo_domain, NULL);
+    rc = remora_status_err(remora_flush_all(), "completing the window's operations");
     remora_win_barrier(w);
-    pthread_mutex_lock(&remora_ctx.lock);
-    remora_win_table_remove(&remora_ctx.wins, w->index);
-    pthread_mutex_unlock(&remora_ctx.lock);
+    if (rc != MPI_SUCCESS) /* raised while the window and its handler still exist */
+        rc = remora_raise(w, MPI_COMM_NULL, rc, "MPI_Win_free", 0);
+    pthread_mutex_lock(&remora_core.lock);
+    remora_win_table_remove(&remora_core.wins, w->index);
+    pthread_mutex_unlock(&remora_core.lock);
     win_release(w);
-    return MPI_SUCCESS;
+    *released = 1;
+    return rc;
 }
 
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base)

@@ -4,8 +4,8 @@
  * Control blocks live in the node's shared segment of the window, one per
  * rank on the node, cache-line aligned and apart from local-only state.  The
  * synchronisation protocols (lock.c, pscw.c, fence.c) touch them only through
- * the transport's atomics (transport/transport.h), so the same code serves
- * peers on the node (CPU atomics) and across nodes (UCX atomics). */
+ * the transport's atomics on each rank's `ctrl` rmem, so the same code serves
+ * peers on the node (CPU atomics) and across nodes (network atomics). */
 #ifndef REMORA_CORE_WIN_H
 #define REMORA_CORE_WIN_H
 
@@ -23,10 +23,37 @@
 #include "runtime/segment.h"
 #include "transport/transport.h"
 
-struct remora_win_net;
 struct remora_dyn_net;
 
 #define REMORA_CACHELINE 64
+
+/* Bits of remora_peer.access: which access epoch lets us reach this target. */
+enum {
+    REMORA_ACCESS_LOCK_SHARED = 1,
+    REMORA_ACCESS_LOCK_EXCL = 2,
+    REMORA_ACCESS_PSCW = 4,
+};
+
+/* What the RMA calls read of one target: one cache line, the fast path's
+ * fields first (it indexes peers by a shift). */
+struct remora_peer {
+    char *base;             /* its window memory mapped here, else NULL                        */
+    uint64_t fast_limit;    /* load/store reaches [base, base + fast_limit); 0 when not mapped  */
+    uint64_t fast_disps;    /* fast_limit / disp_unit: larger displacements take the slow path  */
+    uint64_t disp_unit;
+    _Atomic uint8_t access; /* REMORA_ACCESS_* bits open toward it                              */
+    uint8_t acc_atomic;     /* accumulates on its memory may use atomics: every origin can      */
+    uint64_t size;          /* its window size in bytes                                         */
+} __attribute__((aligned(64)));
+
+/* How this process reaches one rank of a window (rmems are views; the
+ * unpacked originals are in remora_win.keys). */
+struct remora_reach {
+    struct remora_rmem data; /* its window memory, the fastest way (unused: dynamic)        */
+    struct remora_rmem amo;  /* the same memory in the window's atomicity domain            */
+    struct remora_rmem ctrl; /* its control block, in the window's atomicity domain         */
+    struct remora_rmem dyn;  /* dynamic windows: its region table, the fastest way          */
+};
 
 /* ---- remotely accessible state of one rank ------------------------------- */
 struct remora_ctrl {
@@ -39,9 +66,6 @@ struct remora_ctrl {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_complete;
     /* Accumulate lock for what CPU/network atomics cannot do (accumulate.c). */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_lock;
-    /* Dynamic windows: sequence number of the region table (dynamic.c), odd
-     * while its owner changes it. */
-    _Alignas(REMORA_CACHELINE) _Atomic uint64_t dyn_generation;
     /* PSCW: posts received by this rank as an origin, from each rank i of the
      * window (pscw.c): pscw_post[i] counts MPI_Win_post calls of i naming us. */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_post[];
@@ -52,7 +76,6 @@ struct remora_ctrl {
 #define REMORA_CTRL_LOCK_GLOBAL offsetof(struct remora_ctrl, lock_global)
 #define REMORA_CTRL_PSCW_COMPLETE offsetof(struct remora_ctrl, pscw_complete)
 #define REMORA_CTRL_ACC_LOCK offsetof(struct remora_ctrl, acc_lock)
-#define REMORA_CTRL_DYN_GENERATION offsetof(struct remora_ctrl, dyn_generation)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
 /* Node-wide words of a window's segment (the shared-memory fence barrier). */
@@ -79,10 +102,15 @@ struct remora_win {
     _Atomic unsigned access_all;    /* REMORA_ALL_*: every target reachable          */
     int rank;
     int flavor;                     /* MPI_WIN_FLAVOR_*                               */
-    int amo_domain;                 /* enum remora_peer_kind of the protocol atomics */
+    /* One atomicity domain per window: when it spans nodes, every atomic on
+     * its words (control and data, on-node peers' too) goes through the
+     * network; on one node, through CPU atomics. */
+    int spans_nodes;
+    struct remora_reach *reach;     /* [comm_size]                                   */
 
     /* identity */
     int index;                      /* Fortran handle, table index                   */
+    MPI_Win handle;                 /* the user's handle (set by the front end)       */
     MPI_Comm comm;                  /* private duplicate of the user's communicator   */
     MPI_Group group;                /* of comm, made on first need                    */
     void *base;
@@ -95,16 +123,19 @@ struct remora_win {
     int node_rank, node_size;
     int node_all;                   /* the whole window is in node_comm               */
     int *node_of_rank;              /* window rank -> node_comm rank (or -1)          */
+    int *world_rank;                /* window rank -> rank in MPI_COMM_WORLD          */
     struct remora_segment seg;      /* node segment: header, control blocks, data     */
     struct remora_node_header *node_hdr;
     struct remora_ctrl *ctrl;       /* mine                                           */
     size_t ctrl_stride;
     int shared_noncontig;
-    struct remora_win_net *net;     /* the network side, when amo_domain is UCX (win_net.c)   */
+    struct remora_mem_reg seg_reg, data_reg; /* ours: the segment, the user memory (create) */
+    struct remora_rmem *keys;       /* every rank's unpacked keys, released with the window    */
+    int nkeys;
     void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
     uint32_t dyn_cap;               /* regions per table                                      */
     pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
-    struct remora_dyn_net *dyn_net; /* network domain: region keys and caches (dynamic.c)     */
+    struct remora_dyn_net *dyn_net; /* region keys and caches (dynamic.c)                     */
 
     /* epochs: changed by synchronisation calls under sync_lock, never held while waiting */
     remora_spinlock sync_lock;
@@ -146,9 +177,13 @@ static inline int remora_epoch_allows(const struct remora_win *w, const struct r
  * Returns MPI_SUCCESS or an error class, the same on every process. */
 int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI_Info info, void *user_base,
                       struct remora_win **out);
-int remora_win_free(struct remora_win *w);
+/* MPI_SUCCESS and *released, or an error class with the window intact (not
+ * raised), or an error with *released: then it was raised on the window first. */
+int remora_win_free(struct remora_win *w, int *released);
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base);
 int remora_check_target(const struct remora_win *w, int target);
+/* Unmaps and deregisters a window's memory (MPI_Finalize with the window alive). */
+void remora_win_release_memory(struct remora_win *w);
 /* Read the hints Remora acts on from w->info (creation, MPI_Win_set_info). */
 void remora_win_apply_hints(struct remora_win *w);
 #endif

@@ -27,7 +27,7 @@ struct remora_win_table {
     int nfree, cap_free;
 };
 
-/* Gives `w` an index (>= 1; 0 is MPI_WIN_NULL's Fortran handle).  Caller holds remora_ctx.lock. */
+/* Gives `w` an index (>= 1; 0 is MPI_WIN_NULL's Fortran handle).  Caller holds remora_core.lock. */
 int remora_win_table_insert(struct remora_win_table *t, struct remora_win *w, int *index);
 void remora_win_table_remove(struct remora_win_table *t, int index);
 struct remora_win *remora_win_table_get(const struct remora_win_table *t, int index);

@@ -7,7 +7,7 @@
 
 #include "core/win.h"
 #include "core/win_table.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 
 /* The window behind a handle, or NULL (MPI_WIN_NULL, freed, not ours). */
 static inline struct remora_win *remora_win_from_handle(MPI_Win h)
@@ -20,7 +20,7 @@ static inline struct remora_win *remora_win_from_handle(MPI_Win h)
     unsigned idx = (unsigned)h - REMORA_MPICH_WIN_BASE;
     if (idx >= REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS)
         return NULL;
-    struct remora_win **c = atomic_load_explicit(&remora_ctx.wins.chunk[idx / REMORA_WIN_CHUNK], memory_order_acquire);
+    struct remora_win **c = atomic_load_explicit(&remora_core.wins.chunk[idx / REMORA_WIN_CHUNK], memory_order_acquire);
     return c ? c[idx % REMORA_WIN_CHUNK] : NULL;
 #endif
 }

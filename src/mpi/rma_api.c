@@ -8,7 +8,7 @@ static __attribute__((noinline)) int put_slow(const void *origin_addr, int origi
                                               MPI_Datatype target_datatype, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return remora_done(w, remora_rma_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), "MPI_Put");
 }
 
@@ -17,25 +17,22 @@ static __attribute__((noinline)) int get_slow(void *origin_addr, int origin_coun
                                               MPI_Datatype target_datatype, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return remora_done(w, remora_rma_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), "MPI_Get");
 }
 
-/* Once the origin and target type and count are known equal, the slow path is
- * called with the origin's twice: fewer live registers, no saves on the fast path. */
+/* The fast path (core/rma.h) once the origin's and target's type and count
+ * are equal; the slow path is then called with the origin's twice: fewer live
+ * registers, no saves on the fast path. */
 REMORA_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (origin_datatype != target_datatype || origin_count != target_count)
         return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype, win);
-    const struct remora_win *w = remora_win_from_handle(win);
-    char *dst;
-    uint64_t n;
-    if (__builtin_expect(w && remora_fast_target(w, origin_count, origin_datatype, target_rank, target_disp, &dst, &n), 1)) {
-        remora_shm_copy(dst, origin_addr, n);
+    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), (void *)origin_addr, origin_count,
+                                         origin_datatype, target_rank, target_disp, 1), 1))
         return MPI_SUCCESS;
-    }
     return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
                     origin_datatype, win);
 }
@@ -46,13 +43,9 @@ REMORA_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_
     if (origin_datatype != target_datatype || origin_count != target_count)
         return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype, win);
-    const struct remora_win *w = remora_win_from_handle(win);
-    char *src;
-    uint64_t n;
-    if (__builtin_expect(w && remora_fast_target(w, origin_count, origin_datatype, target_rank, target_disp, &src, &n), 1)) {
-        remora_shm_copy(origin_addr, src, n);
+    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), origin_addr, origin_count, origin_datatype,
+                                         target_rank, target_disp, 0), 1))
         return MPI_SUCCESS;
-    }
     return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
                     origin_datatype, win);
 }
@@ -63,7 +56,7 @@ REMORA_API int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
                          MPI_Datatype target_datatype, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return remora_done(w, remora_rma_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), __func__);
 }
 
@@ -71,7 +64,7 @@ REMORA_API int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype
                          MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return remora_done(w, remora_rma_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), __func__);
 }
 #endif

@@ -65,25 +65,25 @@ REMORA_API int MPI_Win_unlock_all(MPI_Win win)
 REMORA_API int MPI_Win_flush(int rank, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_flush(w, rank, 0), __func__);
+    return remora_done(w, remora_flush_rma(w, rank, 0), __func__);
 }
 
 REMORA_API int MPI_Win_flush_all(MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_flush(w, REMORA_ALL_TARGETS, 0), __func__);
+    return remora_done(w, remora_flush_rma(w, REMORA_ALL_TARGETS, 0), __func__);
 }
 
 REMORA_API int MPI_Win_flush_local(int rank, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_flush(w, rank, 1), __func__);
+    return remora_done(w, remora_flush_rma(w, rank, 1), __func__);
 }
 
 REMORA_API int MPI_Win_flush_local_all(MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_flush(w, REMORA_ALL_TARGETS, 1), __func__);
+    return remora_done(w, remora_flush_rma(w, REMORA_ALL_TARGETS, 1), __func__);
 }
 
 REMORA_API int MPI_Win_sync(MPI_Win win)

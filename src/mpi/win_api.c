@@ -1,19 +1,19 @@
 /* Window creation, destruction and shared-memory queries. */
 #include "core/dynamic.h"
 #include "mpi/api.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 
 static int create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI_Info info, void *base,
                   void *baseptr, MPI_Win *win, const char *fn)
 {
-    remora_context_init();
+    remora_engine_init();
     struct remora_win *w;
     int rc = remora_win_create(comm, flavor, size, disp_unit, info, base, &w);
     if (rc != MPI_SUCCESS)
         return remora_raise(0, rc == MPI_ERR_COMM ? MPI_COMM_NULL : comm, rc, fn, 0);
     if (baseptr)
         *(void **)baseptr = w->base;
-    *win = remora_win_handle(w);
+    *win = w->handle = remora_win_handle(w);
     return MPI_SUCCESS;
 }
 
@@ -42,11 +42,11 @@ REMORA_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win
 REMORA_API int MPI_Win_free(MPI_Win *win)
 {
     REMORA_WIN_OR_RETURN(w, *win);
-    int rc = remora_win_free(w);
-    if (rc != MPI_SUCCESS)
+    int released, rc = remora_win_free(w, &released);
+    if (!released)
         return remora_done(w, rc, __func__);
     *win = MPI_WIN_NULL;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 REMORA_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)

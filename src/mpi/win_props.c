@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "mpi/api.h"
-#include "runtime/context.h"
+#include "core/engine.h"
 
 /* ---- attributes ---- */
 REMORA_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
@@ -143,7 +143,13 @@ REMORA_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 
 /* ---- Fortran handles ---- */
 /* MPICH defines MPI_Win_c2f/f2c as casts in mpi.h: its Fortran handle of a
- * window is the C handle itself, ours included.  Open MPI has functions. */
+ * window is the C handle itself, ours included.  libmpich.so exports no such
+ * function either (checked with nm -D on MPICH 4.0.2: only MPI_File_c2f/f2c
+ * and MPI_Status_c2f/f2c; libmpichfort.so has the mpi_f08 module's own
+ * Fortran functions, which also pass the integer through), so nothing can
+ * reach the host's conversion with our handle and there is nothing to
+ * intercept.  tests/symbols checks that this stays so.  Open MPI has
+ * functions. */
 #if defined(OPEN_MPI)
 REMORA_API MPI_Fint MPI_Win_c2f(MPI_Win win)
 {
@@ -153,7 +159,7 @@ REMORA_API MPI_Fint MPI_Win_c2f(MPI_Win win)
 
 REMORA_API MPI_Win MPI_Win_f2c(MPI_Fint win)
 {
-    struct remora_win *w = remora_win_table_get(&remora_ctx.wins, (int)win);
+    struct remora_win *w = remora_win_table_get(&remora_core.wins, (int)win);
     return w ? remora_win_handle(w) : MPI_WIN_NULL;
 }
 #endif

@@ -52,7 +52,7 @@ static int create_fd(size_t size, struct share_msg *msg)
     msg->method = SHARE_MEMFD;
     if (fd < 0) {
         snprintf(msg->name, sizeof msg->name, "/remora-%d-%llu", (int)getpid(),
-                 (unsigned long long)remora_ctx.segment_serial++);
+                 (unsigned long long)atomic_fetch_add(&remora_ctx.segment_serial, 1));
         fd = shm_open(msg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
         msg->method = SHARE_POSIX;
     }

@@ -1,78 +1,198 @@
-/* The transport interface: how an origin reaches a target's memory and its
- * control words.  Three transports: mapped (myself, or a segment shared on the
- * node: load/store and CPU atomics), cma (same node, memory we cannot map:
- * process_vm_readv/writev) and ucx (other nodes).  The synchronisation
- * protocols are written once in core/ over put/get, a 64-bit remote atomic
- * and flush; a transport never knows what an epoch is.
+/* The transport interface: the only way one process reaches another's memory.
  *
- * Atomicity domain: all atomics on one window's words go through one domain
- * (remora_win.amo_domain): CPU atomics when the window lives on one node,
- * otherwise the network's, for on-node peers too. */
+ * Two transports implement it, each as a complete operation table (UCX's uct
+ * is the model): shm (peers on this node: memory mapped here is reached with
+ * load/store and CPU atomics, other memory of a verified same-kernel peer with
+ * process_vm_readv/writev) and net (UCX: peers on other nodes, and every atomic
+ * of a window that spans nodes).  Core reaches memory only through a
+ * struct remora_rmem and the calls below, and never learns which transport
+ * serves it; what it may ask is what the transport offers (mapped memory,
+ * atomic sizes).
+ *
+ * Memory becomes reachable by registering it (remora_mem_register): the
+ * registration packs a key that the owner sends to its peers (over the host
+ * MPI); a peer unpacks it (remora_mem_unpack) into a remora_rmem, choosing the
+ * transport by what the runtime verified about the owner (same node or not).
+ *
+ * Completion: puts, gets and non-fetching atomics are remotely complete at
+ * the next flush toward the owner (shm: at once; net: when the flush returns);
+ * a fetching atomic and a read are complete when they return.  A flush
+ * completes the operations of every thread of this process.
+ *
+ * Every call returns a status (enum remora_status); core maps it to MPI error
+ * classes.  A transport never knows what an epoch is. */
 #ifndef REMORA_TRANSPORT_TRANSPORT_H
 #define REMORA_TRANSPORT_TRANSPORT_H
 
-#include <stdatomic.h>
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
-struct remora_ctrl;
-
-enum remora_peer_kind {
-    REMORA_PEER_MAPPED = 0, /* load/store: myself, or a node-shared segment */
-    REMORA_PEER_CMA,        /* same node, memory we cannot map              */
-    REMORA_PEER_UCX,        /* other node (or REMORA_TRANSPORT=ucx)         */
+enum remora_status {
+    REMORA_OK = 0,
+    REMORA_ERR_NO_MEM,      /* memory or registration resources ran out                   */
+    REMORA_ERR_UNREACHABLE, /* the owner cannot be reached (no address, no connection)      */
+    REMORA_ERR_IO,          /* a transfer or atomic failed (network error, bad address)     */
+    REMORA_ERR_UNSUPPORTED, /* this memory offers no such operation (atomic size, op)       */
+    REMORA_ERR_INVALID,     /* a malformed key or argument                                   */
 };
 
-/* Bits of remora_peer.access: which access epoch lets us reach this target.
- * Kept here so that the fast path reads kind and access from one struct. */
-enum {
-    REMORA_ACCESS_LOCK_SHARED = 1,
-    REMORA_ACCESS_LOCK_EXCL = 2,
-    REMORA_ACCESS_PSCW = 4,
-};
+/* A short text for a status (for error details). */
+const char *remora_status_str(int status);
 
-/* What an origin knows of one target of one window. */
-struct remora_peer {
-    /* the fast path's fields first */
-    char *base;             /* MAPPED: its window memory in my address space; CMA/UCX: in its own */
-    uint64_t fast_limit;    /* MAPPED: its window size, else 0: load/store reaches [0, fast_limit) */
-    uint32_t disp_unit;
-    _Atomic uint8_t access; /* REMORA_ACCESS_* bits open toward it (core's business)             */
-    uint8_t kind;           /* enum remora_peer_kind                                             */
-    uint8_t acc_locked;     /* accumulates on its memory take its accumulate lock: some origin
-                               cannot use atomics on it (CMA), so none may                       */
-    struct remora_ctrl *ctrl; /* its control block, mapped (MAPPED/CMA peers)                    */
-    pid_t pid;              /* CMA                                                               */
-    void *net;              /* UCX: endpoint and remote keys                                     */
-    uint64_t size;          /* its window size in bytes                                         */
-} __attribute__((aligned(64))); /* one cache line: the fast path indexes peers by a shift */
-
-/* Byte `off` of the peer's memory.  Integer arithmetic: for dynamic windows
- * base is 0 and offsets are addresses. */
-static inline char *remora_addr(const struct remora_peer *p, uint64_t off)
-{
-    return (char *)((uintptr_t)p->base + off);
-}
-
-/* A copy of what reaches a peer, without its epoch state. */
-static inline void remora_peer_copy(struct remora_peer *dst, const struct remora_peer *src)
-{
-    dst->base = src->base;
-    dst->fast_limit = src->fast_limit;
-    dst->size = src->size;
-    dst->disp_unit = src->disp_unit;
-    dst->kind = src->kind;
-    atomic_init(&dst->access, 0);
-    dst->acc_locked = src->acc_locked;
-    dst->ctrl = src->ctrl;
-    dst->pid = src->pid;
-    dst->net = src->net;
-}
-
+/* Atomic operations on 1-, 2-, 4- or 8-byte words.  Fetching or not is the
+ * caller's choice (a `fetched` pointer or NULL); a load is a fetching ADD of 0. */
 enum remora_amo_op {
-    REMORA_AMO_FADD, REMORA_AMO_CSWAP, REMORA_AMO_SWAP, REMORA_AMO_LOAD,
-    REMORA_AMO_AND, REMORA_AMO_OR, REMORA_AMO_XOR, /* window data only (accumulates) */
+    REMORA_AMO_ADD,
+    REMORA_AMO_AND,
+    REMORA_AMO_OR,
+    REMORA_AMO_XOR,
+    REMORA_AMO_SWAP,
+    REMORA_AMO_CSWAP, /* swap in `operand` if the word equals `compare`; fetches the old value */
 };
+
+struct remora_transport;
+
+/* Another process's memory (or this process's own) as this process reaches
+ * it.  base + off is byte `off` of the registered memory in the address space
+ * the transport uses (here when the memory is mapped, else the owner's); a view
+ * of a part of it is the same rmem with base advanced.  The key belongs to the
+ * rmem that remora_mem_unpack made: release that one only. */
+struct remora_rmem {
+    const struct remora_transport *tp; /* NULL: nothing reachable */
+    uintptr_t base;
+    void *key;                         /* the transport's unpacked key */
+    int proc;                          /* the owner's rank in MPI_COMM_WORLD */
+};
+
+/* One piece of a vectored transfer: len bytes between local and byte off of the rmem. */
+struct remora_iov {
+    void *local;
+    uint64_t off;
+    size_t len;
+};
+
+struct remora_transport {
+    const char *name;
+    int mapped;          /* base + off is a load/store address in this process */
+    unsigned amo_sizes;  /* bit s: atomics on s-byte words (1, 2, 4, 8); 0: none */
+    unsigned amo_native; /* the sizes done by one operation at the target (others
+                            are compare-and-swap loops: several round trips) */
+    int (*putv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
+    int (*getv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
+    int (*amo)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+               uint64_t compare, uint64_t *fetched);
+    int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
+    int (*flush)(int proc); /* proc < 0: every owner */
+    void (*release)(struct remora_rmem *m);
+};
+
+/* ---- operations -------------------------------------------------------------- */
+
+static inline int remora_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+{
+    return m->tp->putv(m, v, n);
+}
+
+static inline int remora_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+{
+    return m->tp->getv(m, v, n);
+}
+
+/* Contiguous put and get: complete at the next flush. */
+static inline int remora_put(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+{
+    struct remora_iov v = {(void *)src, off, len};
+    return m->tp->putv(m, &v, 1);
+}
+
+static inline int remora_get(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+{
+    struct remora_iov v = {dst, off, len};
+    return m->tp->getv(m, &v, 1);
+}
+
+/* An atomic on the size-byte word at off (aligned to size).  With `fetched`
+ * the call returns when the old value is there; without, the update is
+ * complete at the next flush.  REMORA_ERR_UNSUPPORTED when this memory has no
+ * atomics of that size (remora_amo_size_ok says beforehand). */
+static inline int remora_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                             uint64_t operand, uint64_t compare, uint64_t *fetched)
+{
+    return m->tp->amo(m, off, size, op, operand, compare, fetched);
+}
+
+static inline int remora_amo_size_ok(const struct remora_rmem *m, size_t size)
+{
+    return size <= 8 && (m->tp->amo_sizes & (unsigned)size) != 0;
+}
+
+/* Whether an atomic of that size is one operation at the target. */
+static inline int remora_amo_size_native(const struct remora_rmem *m, size_t size)
+{
+    return size <= 8 && (m->tp->amo_native & (unsigned)size) != 0;
+}
+
+/* A blocking read: the bytes are in dst when it returns. */
+static inline int remora_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+{
+    return m->tp->read(m, off, dst, len);
+}
+
+/* Remote completion of this process's operations on m's owner (through m's transport). */
+static inline int remora_flush(const struct remora_rmem *m) { return m->tp->flush(m->proc); }
+
+/* The load/store address of byte off of m, or NULL when m is not mapped here. */
+static inline char *remora_mapped(const struct remora_rmem *m, uint64_t off)
+{
+    return m->tp->mapped ? (char *)(m->base + off) : NULL;
+}
+
+/* Remote completion of everything this process issued, through every
+ * transport: to one process, or to all. */
+int remora_flush_proc(int proc);
+int remora_flush_all(void);
+/* Move what waits on this process (a waiting caller calls this in its loop). */
+void remora_progress(void);
+
+/* ---- memory registration and keys --------------------------------------------- */
+
+#define REMORA_KEY_MAX 320 /* bytes of a packed key, at most */
+
+/* How an origin wants to reach registered memory. */
+enum remora_reach_via {
+    REMORA_REACH_FAST, /* the fastest way: shm on the owner's node, net across nodes    */
+    REMORA_REACH_NET,  /* the network, whatever the owner's node: the one atomicity domain
+                          of memory that processes on several nodes update              */
+};
+
+/* This process's registration of [addr, addr + len). */
+struct remora_mem_reg {
+    void *net;          /* the net transport's registration, when asked for */
+    size_t packed_len;
+    unsigned char packed[REMORA_KEY_MAX];
+};
+
+/* Register memory; with `net`, also with the network (peers on other nodes,
+ * or REMORA_REACH_NET).  len may be 0 (nothing is reachable then). */
+int remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg);
+void remora_mem_deregister(struct remora_mem_reg *reg);
+
+/* The memory a key of process `proc` describes, reached as `how` asks.
+ * REMORA_ERR_UNREACHABLE when it cannot be (e.g. REMORA_REACH_NET for a key
+ * registered without the network). */
+int remora_mem_unpack(int proc, const void *packed, size_t len, enum remora_reach_via how, struct remora_rmem *out);
+/* Memory of `proc` that this process has mapped at addr (a node-shared segment). */
+void remora_mem_mapped(int proc, void *addr, struct remora_rmem *out);
+/* Releases what remora_mem_unpack made (nothing for remora_mem_mapped). */
+void remora_rmem_release(struct remora_rmem *m);
+
+/* ---- network wire-up and lifetime ------------------------------------------------ */
+
+/* Collective over comm: start the network transport and learn how to reach
+ * comm's processes.  Called before keys with the network are exchanged. */
+int remora_net_wireup(MPI_Comm comm);
+/* MPI_Finalize: stop the transports. */
+void remora_transport_finalize(void);
 
 #endif

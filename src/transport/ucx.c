@@ -1,37 +1,72 @@
-/* The UCX transport (see ucx.h). */
+/* The net transport over UCX (see net.h). */
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
 
+#include "runtime/bootstrap.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
-#include "transport/ucx.h"
+#include "transport/net.h"
+
+#define MAX_INSTANCES 64
+
+/* A communication resource instance: a worker, its endpoints, its lock. */
+struct instance {
+    pthread_mutex_t lock;
+    ucp_worker_h worker;
+    ucp_ep_h *eps;       /* by world rank, made on first use     */
+    uint8_t *dirty;      /* by world rank: posted since the last flush */
+    int id;              /* index in net.instance (-1: the target worker) */
+    _Atomic int users;   /* threads using it */
+};
+
+/* An origin's unpacked remote key: one ucp_rkey_h per instance (an rkey
+ * belongs to an endpoint), made on first use. */
+struct net_key {
+    size_t len;
+    ucp_rkey_h _Atomic unpacked[MAX_INSTANCES];
+    unsigned char packed[];
+};
+
+static struct {
+    pthread_mutex_t init_lock;    /* start-up, instance creation, addresses */
+    int ready;
+    ucp_context_h ctx;
+    struct instance target;       /* the worker peers reach us at */
+    struct instance *_Atomic instance[MAX_INSTANCES];
+    _Atomic int ninstances;
+    int max_instances;
+    pthread_key_t thread_key;     /* releases a thread's instance when it ends */
+    void *my_addr;
+    size_t my_addr_len;
+    void **peer_addr;             /* by world rank, learned at wire-up */
+    int progress_started, efd;
+    _Atomic int progress_stop;
+    pthread_t progress_thread;
+} net = {.init_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The instance of this thread; IE model: the library is loaded at start-up. */
-static _Thread_local struct remora_ucx_instance *my_instance __attribute__((tls_model("initial-exec")));
+static _Thread_local struct instance *my_instance __attribute__((tls_model("initial-exec")));
 
-#define U (&remora_ctx.ucx)
+int remora_net_running(void) { return net.ready; }
 
-static int create_worker(ucp_worker_h *w)
-{
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    return ucp_worker_create(U->ctx, &wp, w) == UCS_OK ? 0 : -1;
-}
-
-static int instance_init(struct remora_ucx_instance *in, int id)
+static int instance_init(struct instance *in, int id)
 {
     in->id = id;
     in->eps = calloc((size_t)remora_ctx.world_size, sizeof *in->eps);
     in->dirty = calloc((size_t)remora_ctx.world_size, 1);
     pthread_mutex_init(&in->lock, NULL);
-    return in->eps && in->dirty && create_worker((ucp_worker_h *)&in->worker) == 0 ? 0 : -1;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
+    return in->eps && in->dirty && ucp_worker_create(net.ctx, &wp, &in->worker) == UCS_OK ? 0 : -1;
 }
 
-static void instance_destroy(struct remora_ucx_instance *in)
+static void instance_destroy(struct instance *in)
 {
     for (int r = 0; in->eps && r < remora_ctx.world_size; r++)
         if (in->eps[r]) {
@@ -52,18 +87,19 @@ static void instance_destroy(struct remora_ucx_instance *in)
 /* A thread ends: its dedicated instance is free for the next thread. */
 static void thread_exit(void *arg)
 {
-    struct remora_ucx_instance *in = arg;
+    struct instance *in = arg;
     atomic_fetch_sub(&in->users, 1);
 }
 
 static void *progress_main(void *arg);
 
-int remora_ucx_init(void)
+/* Start-up on first need (thread safe). */
+static int start(void)
 {
-    pthread_mutex_lock(&U->init_lock);
-    if (U->ready) {
-        pthread_mutex_unlock(&U->init_lock);
-        return MPI_SUCCESS;
+    pthread_mutex_lock(&net.init_lock);
+    if (net.ready) {
+        pthread_mutex_unlock(&net.init_lock);
+        return REMORA_OK;
     }
     ucp_config_t *cfg;
     ucp_params_t prm = {
@@ -82,195 +118,203 @@ int remora_ucx_init(void)
         ucp_config_release(cfg);
     }
     if (ok) {
-        ok = ucp_init(&prm, cfg, (ucp_context_h *)&U->ctx) == UCS_OK;
+        ok = ucp_init(&prm, cfg, &net.ctx) == UCS_OK;
         ucp_config_release(cfg);
     }
-    ok = ok && instance_init(&U->target, -1) == 0;
+    ok = ok && instance_init(&net.target, -1) == 0;
     ucp_address_t *addr = NULL;
-    ok = ok && ucp_worker_get_address(U->target.worker, &addr, &U->my_addr_len) == UCS_OK;
+    ok = ok && ucp_worker_get_address(net.target.worker, &addr, &net.my_addr_len) == UCS_OK;
     if (ok) {
-        U->my_addr = malloc(U->my_addr_len);
-        memcpy(U->my_addr, addr, U->my_addr_len);
-        ucp_worker_release_address(U->target.worker, addr);
+        net.my_addr = malloc(net.my_addr_len);
+        if (net.my_addr)
+            memcpy(net.my_addr, addr, net.my_addr_len);
+        ucp_worker_release_address(net.target.worker, addr);
     }
-    U->peer_addr = calloc((size_t)remora_ctx.world_size, sizeof *U->peer_addr);
-    U->peer_addr_len = calloc((size_t)remora_ctx.world_size, sizeof *U->peer_addr_len);
-    ok = ok && U->my_addr && U->peer_addr && U->peer_addr_len;
-    U->max_instances = remora_ctx.config.ucx_instances < REMORA_UCX_MAX_INSTANCES ? remora_ctx.config.ucx_instances
-                                                                                   : REMORA_UCX_MAX_INSTANCES;
-    ok = ok && pthread_key_create(&U->thread_key, thread_exit) == 0;
+    net.peer_addr = calloc((size_t)remora_ctx.world_size, sizeof *net.peer_addr);
+    ok = ok && net.my_addr && net.peer_addr;
+    net.max_instances = remora_ctx.config.ucx_instances;
+    if (net.max_instances > MAX_INSTANCES) {
+        remora_log(REMORA_LOG_WARN, "REMORA_UCX_INSTANCES=%d: at most %d instances, using %d", net.max_instances,
+                   MAX_INSTANCES, MAX_INSTANCES);
+        net.max_instances = MAX_INSTANCES;
+    }
+    ok = ok && pthread_key_create(&net.thread_key, thread_exit) == 0;
     if (!ok) {
-        pthread_mutex_unlock(&U->init_lock);
+        pthread_mutex_unlock(&net.init_lock);
         remora_log(REMORA_LOG_ERROR, "UCX start-up failed");
-        return MPI_ERR_OTHER;
+        return REMORA_ERR_UNREACHABLE;
     }
-    U->ready = 1;
-    pthread_mutex_unlock(&U->init_lock);
-    return MPI_SUCCESS;
+    net.ready = 1;
+    pthread_mutex_unlock(&net.init_lock);
+    return REMORA_OK;
 }
 
 static void stop_progress_thread(void)
 {
-    if (!U->progress_started)
+    if (!net.progress_started)
         return;
-    atomic_store(&U->progress_stop, 1);
-    ucp_worker_signal(U->target.worker);
-    pthread_join(U->progress_thread, NULL);
-    U->progress_started = 0;
+    atomic_store(&net.progress_stop, 1);
+    ucp_worker_signal(net.target.worker);
+    pthread_join(net.progress_thread, NULL);
+    net.progress_started = 0;
 }
 
-void remora_ucx_finalize(void)
+void remora_net_finalize(void)
 {
-    if (!U->ready)
+    if (!net.ready)
         return;
     stop_progress_thread();
-    for (int i = 0; i < U->ninstances; i++) {
-        instance_destroy(U->instance[i]);
-        free(U->instance[i]);
+    for (int i = 0; i < net.ninstances; i++) {
+        instance_destroy(net.instance[i]);
+        free(net.instance[i]);
     }
-    instance_destroy(&U->target);
+    net.ninstances = 0;
+    instance_destroy(&net.target);
     for (int r = 0; r < remora_ctx.world_size; r++)
-        free(U->peer_addr[r]);
-    free(U->peer_addr);
-    free(U->peer_addr_len);
-    free(U->my_addr);
-    pthread_key_delete(U->thread_key);
-    ucp_cleanup(U->ctx);
-    U->ready = 0;
+        free(net.peer_addr[r]);
+    free(net.peer_addr);
+    free(net.my_addr);
+    pthread_key_delete(net.thread_key);
+    ucp_cleanup(net.ctx);
+    net.ready = 0;
 }
 
-/* ---- instances -------------------------------------------------------------- */
+/* ---- instances --------------------------------------------------------------- */
 
-/* This thread's instance: a free one, a new one, or (at the limit) the least used. */
-static struct remora_ucx_instance *instance(void)
+/* This thread's instance: a free one, a new one, or (at the limit) the least
+ * used.  NULL only when no worker could be made at all. */
+static struct instance *instance(void)
 {
-    struct remora_ucx_instance *in = my_instance;
+    struct instance *in = my_instance;
     if (__builtin_expect(in != NULL, 1))
         return in;
-    pthread_mutex_lock(&U->init_lock);
-    for (int i = 0; i < U->ninstances && !in; i++)
-        if (atomic_load(&U->instance[i]->users) == 0)
-            in = U->instance[i];
-    int n = atomic_load_explicit(&U->ninstances, memory_order_relaxed);
-    if (!in && n < U->max_instances) {
-        in = calloc(1, sizeof *in);
-        if (!in || instance_init(in, n) != 0)
-            remora_fatal("cannot create a UCX worker for a new thread");
-        /* published before counted: flushes read the count, then the slots */
-        atomic_store_explicit(&U->instance[n], in, memory_order_relaxed);
-        atomic_store_explicit(&U->ninstances, n + 1, memory_order_release);
+    pthread_mutex_lock(&net.init_lock);
+    int n = atomic_load_explicit(&net.ninstances, memory_order_relaxed);
+    for (int i = 0; i < n && !in; i++)
+        if (atomic_load(&net.instance[i]->users) == 0)
+            in = net.instance[i];
+    if (!in && n < net.max_instances) {
+        struct instance *fresh = calloc(1, sizeof *fresh);
+        if (fresh && instance_init(fresh, n) == 0) {
+            /* published before counted: flushes read the count, then the slots */
+            atomic_store_explicit(&net.instance[n], fresh, memory_order_relaxed);
+            atomic_store_explicit(&net.ninstances, n + 1, memory_order_release);
+            in = fresh;
+        } else {
+            if (fresh)
+                instance_destroy(fresh);
+            free(fresh);
+            remora_log(REMORA_LOG_WARN, "cannot create a UCX worker for a new thread: sharing one");
+        }
     }
-    for (int i = 0; i < U->ninstances && !in; i++)
-        if (!in || atomic_load(&U->instance[i]->users) < atomic_load(&in->users))
-            in = U->instance[i];
-    if (!in)
-        in = U->instance[atomic_fetch_add(&U->round_robin, 1) % (unsigned)U->ninstances];
-    atomic_fetch_add(&in->users, 1);
-    pthread_mutex_unlock(&U->init_lock);
-    pthread_setspecific(U->thread_key, in);
-    my_instance = in;
+    n = atomic_load_explicit(&net.ninstances, memory_order_relaxed);
+    for (int i = 0; i < n && !in; i++)
+        if (!in || atomic_load(&net.instance[i]->users) < atomic_load(&in->users))
+            in = net.instance[i];
+    if (in) {
+        atomic_fetch_add(&in->users, 1);
+        pthread_setspecific(net.thread_key, in);
+        my_instance = in;
+    }
+    pthread_mutex_unlock(&net.init_lock);
     return in;
 }
 
-static int endpoint_needs_progress(ucp_ep_h ep);
-
-/* The endpoint from instance `in` (locked) to a peer's target worker. */
-static ucp_ep_h endpoint(struct remora_ucx_instance *in, int world_rank)
+/* The endpoint from instance `in` (locked) to a peer's target worker, or NULL. */
+static ucp_ep_h endpoint(struct instance *in, int proc)
 {
-    ucp_ep_h ep = in->eps[world_rank];
+    ucp_ep_h ep = in->eps[proc];
     if (__builtin_expect(ep != NULL, 1))
         return ep;
-    if (!U->peer_addr[world_rank])
-        remora_fatal("no UCX address of process %d (no window shared with it?)", world_rank);
+    if (!net.peer_addr[proc]) {
+        remora_log(REMORA_LOG_ERROR, "no UCX address of process %d (no window shared with it?)", proc);
+        return NULL;
+    }
     ucp_ep_params_t prm = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                           .address = (const ucp_address_t *)U->peer_addr[world_rank]};
-    if (ucp_ep_create(in->worker, &prm, &ep) != UCS_OK)
-        remora_fatal("cannot connect to process %d through UCX", world_rank);
-    in->eps[world_rank] = ep;
-    if (endpoint_needs_progress(ep))
-        remora_log(REMORA_LOG_DEBUG, "RMA to process %d is emulated in software", world_rank);
+                           .address = (const ucp_address_t *)net.peer_addr[proc]};
+    if (ucp_ep_create(in->worker, &prm, &ep) != UCS_OK) {
+        remora_log(REMORA_LOG_ERROR, "cannot connect to process %d through UCX", proc);
+        return NULL;
+    }
+    in->eps[proc] = ep;
     return ep;
 }
 
-static ucp_rkey_h rkey_for(struct remora_ucx_instance *in, ucp_ep_h ep, struct remora_ucx_rkey *k)
+static ucp_rkey_h rkey_for(struct instance *in, ucp_ep_h ep, struct net_key *k)
 {
-    ucp_rkey_h rk = k->unpacked[in->id];
+    ucp_rkey_h rk = atomic_load_explicit(&k->unpacked[in->id], memory_order_acquire);
     if (__builtin_expect(rk != NULL, 1))
         return rk;
     if (ucp_ep_rkey_unpack(ep, k->packed, &rk) != UCS_OK)
-        remora_fatal("cannot unpack a UCX remote key");
-    k->unpacked[in->id] = rk;
+        return NULL;
+    atomic_store_explicit(&k->unpacked[in->id], rk, memory_order_release);
     return rk;
+}
+
+/* The instance of this thread, locked, with its endpoint to m's owner and the
+ * rkey of m.  REMORA_OK, or an error with nothing locked. */
+static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep, ucp_rkey_h *rk)
+{
+    if (!(*in = instance()))
+        return REMORA_ERR_NO_MEM;
+    pthread_mutex_lock(&(*in)->lock);
+    if (!(*ep = endpoint(*in, m->proc))) {
+        pthread_mutex_unlock(&(*in)->lock);
+        return REMORA_ERR_UNREACHABLE;
+    }
+    if (rk && (!m->key || !(*rk = rkey_for(*in, *ep, m->key)))) {
+        pthread_mutex_unlock(&(*in)->lock);
+        return REMORA_ERR_INVALID;
+    }
+    return REMORA_OK;
 }
 
 /* Progress the target worker if nobody else does right now. */
 static void progress_target(void)
 {
-    if (pthread_mutex_trylock(&U->target.lock) == 0) {
-        ucp_worker_progress(U->target.worker);
-        pthread_mutex_unlock(&U->target.lock);
+    if (pthread_mutex_trylock(&net.target.lock) == 0) {
+        ucp_worker_progress(net.target.worker);
+        pthread_mutex_unlock(&net.target.lock);
     }
 }
 
-/* Wait for request r of instance in (locked); UCS status. */
-static ucs_status_t wait(struct remora_ucx_instance *in, ucs_status_ptr_t r)
+/* Wait for request r of instance in (locked). */
+static int wait(struct instance *in, ucs_status_ptr_t r)
 {
     if (!UCS_PTR_IS_PTR(r))
-        return UCS_PTR_STATUS(r);
+        return UCS_PTR_STATUS(r) == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
     ucs_status_t st;
     while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
         ucp_worker_progress(in->worker);
         progress_target(); /* our own target worker may be the peer (loopback) */
     }
     ucp_request_free(r);
-    return st;
+    return st == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
 }
 
-/* Post without waiting: the request completes by itself, flush collects it. */
+/* Posted without waiting: the request completes by itself, flush collects it. */
 static int posted(ucs_status_ptr_t r)
 {
     if (UCS_PTR_IS_ERR(r))
-        return EIO;
+        return REMORA_ERR_IO;
     if (r)
         ucp_request_free(r);
-    return 0;
+    return REMORA_OK;
 }
 
-/* ---- the software-RMA question ------------------------------------------------ */
-
-/* Does RMA or AMO on this endpoint go through active messages (software, needing
- * the target's progress)?  UCX lists hardware lanes as rma/amo in its endpoint
- * description; when none is listed, the target's CPU does the work. */
-static int endpoint_needs_progress(ucp_ep_h ep)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return 1;
-    ucp_ep_print_info(ep, f);
-    fclose(f);
-    int hw_rma = 0, hw_amo = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strstr(line, "lane[")) {
-            hw_rma |= strstr(line, " rma") != NULL;
-            hw_amo |= strstr(line, " amo") != NULL;
-        }
-    free(text);
-    return !(hw_rma && hw_amo);
-}
+/* ---- progress thread ------------------------------------------------------------ */
 
 static void start_progress_thread(void)
 {
-    if (U->progress_started)
+    if (net.progress_started)
         return;
-    if (ucp_worker_get_efd(U->target.worker, &U->efd) != UCS_OK) {
+    if (ucp_worker_get_efd(net.target.worker, &net.efd) != UCS_OK) {
         remora_log(REMORA_LOG_WARN, "no UCX wake-up fd: the progress thread will poll");
-        U->efd = -1;
+        net.efd = -1;
     }
-    atomic_store(&U->progress_stop, 0);
-    if (pthread_create(&U->progress_thread, NULL, progress_main, NULL) == 0)
-        U->progress_started = 1;
+    atomic_store(&net.progress_stop, 0);
+    if (pthread_create(&net.progress_thread, NULL, progress_main, NULL) == 0)
+        net.progress_started = 1;
     else
         remora_log(REMORA_LOG_WARN, "cannot start the progress thread: passive targets progress only in MPI calls");
 }
@@ -279,19 +323,19 @@ static void start_progress_thread(void)
 static void *progress_main(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&U->progress_stop)) {
-        pthread_mutex_lock(&U->target.lock);
-        while (ucp_worker_progress(U->target.worker))
+    while (!atomic_load(&net.progress_stop)) {
+        pthread_mutex_lock(&net.target.lock);
+        while (ucp_worker_progress(net.target.worker))
             ;
-        ucs_status_t armed = U->efd >= 0 ? ucp_worker_arm(U->target.worker) : UCS_ERR_BUSY;
-        pthread_mutex_unlock(&U->target.lock);
+        ucs_status_t armed = net.efd >= 0 ? ucp_worker_arm(net.target.worker) : UCS_ERR_BUSY;
+        pthread_mutex_unlock(&net.target.lock);
         if (armed == UCS_OK) {
             /* The wake-up fd alone is not enough here: with UCX 1.13 over tcp
              * and oversubscribed ranks some work is left that no event announces
              * (we suspect replies that could not be sent at once); MPICH tests
              * at 4 ranks took 25 s with a 100 ms timeout and 5 s with 1 ms.
              * Waking each millisecond bounds that delay at a negligible cost. */
-            struct pollfd pfd = {.fd = U->efd, .events = POLLIN};
+            struct pollfd pfd = {.fd = net.efd, .events = POLLIN};
             poll(&pfd, 1, 1);
         } else if (armed != UCS_ERR_BUSY) {
             struct timespec ts = {0, 50000};
@@ -301,301 +345,323 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* ---- addresses and keys --------------------------------------------------------- */
+/* ---- wire-up, registration, keys ------------------------------------------------ */
 
-/* Variable-size allgather of (buf, len) over comm: lengths into lens[n], data into *all. */
-static int allgatherv(MPI_Comm comm, const void *buf, size_t len, size_t *lens, char **all, size_t **offs)
+int remora_net_wireup(MPI_Comm comm)
 {
-    int n;
+    int st = start(), n;
     PMPI_Comm_size(comm, &n);
-    int mine = (int)len, *ilen = malloc(sizeof(int) * (size_t)n), *idsp = malloc(sizeof(int) * (size_t)n);
-    *offs = malloc(sizeof(size_t) * (size_t)n);
-    if (!ilen || !idsp || !*offs)
-        remora_fatal("out of memory exchanging UCX information");
-    PMPI_Allgather(&mine, 1, MPI_INT, ilen, 1, MPI_INT, comm);
-    size_t total = 0;
-    for (int r = 0; r < n; r++) {
-        idsp[r] = (int)total;
-        (*offs)[r] = total;
-        lens[r] = (size_t)ilen[r];
-        total += (size_t)ilen[r];
-    }
-    *all = malloc(total ? total : 1);
-    if (!*all)
-        remora_fatal("out of memory exchanging UCX information");
-    PMPI_Allgatherv(buf, mine, MPI_BYTE, *all, ilen, idsp, MPI_BYTE, comm);
-    free(ilen);
-    free(idsp);
-    return MPI_SUCCESS;
-}
-
-int remora_ucx_exchange_addresses(MPI_Comm comm)
-{
-    int n;
-    PMPI_Comm_size(comm, &n);
+    if (!remora_boot_agree(comm, st == REMORA_OK))
+        return st != REMORA_OK ? st : REMORA_ERR_UNREACHABLE;
+    struct { int world_rank; } mine = {remora_ctx.world_rank};
     int *world = malloc(sizeof(int) * (size_t)n);
-    size_t *lens = malloc(sizeof(size_t) * (size_t)n), *offs;
+    if (!remora_boot_agree(comm, world != NULL)) {
+        free(world);
+        return REMORA_ERR_NO_MEM;
+    }
+    PMPI_Allgather(&mine.world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
     char *all;
-    if (!world || !lens)
-        remora_fatal("out of memory exchanging UCX addresses");
-    PMPI_Allgather(&remora_ctx.world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
-    allgatherv(comm, U->my_addr, U->my_addr_len, lens, &all, &offs);
-    pthread_mutex_lock(&U->init_lock);
-    int software = 0;
+    size_t *offs, *lens;
+    if (remora_boot_allgatherv(comm, net.my_addr, net.my_addr_len, &all, &offs, &lens) != MPI_SUCCESS) {
+        free(world);
+        return REMORA_ERR_NO_MEM;
+    }
+    int ok = 1, peers = 0;
+    pthread_mutex_lock(&net.init_lock);
     for (int r = 0; r < n; r++) {
-        if (U->peer_addr[world[r]])
+        peers += world[r] != remora_ctx.world_rank;
+        if (net.peer_addr[world[r]])
             continue;
-        U->peer_addr[world[r]] = malloc(lens[r]);
-        memcpy(U->peer_addr[world[r]], all + offs[r], lens[r]);
-        U->peer_addr_len[world[r]] = lens[r];
+        if ((net.peer_addr[world[r]] = malloc(lens[r])))
+            memcpy(net.peer_addr[world[r]], all + offs[r], lens[r]);
+        ok = ok && net.peer_addr[world[r]];
     }
-    pthread_mutex_unlock(&U->init_lock);
-    /* The progress thread: needed as soon as one peer is reached by software
-     * RMA.  Probe an endpoint to a peer other than ourselves (self is always
-     * served in place) for every window until the thread runs. */
+    /* Over TCP, UCX emulates RMA and atomics with messages that the target
+     * must progress; on hardware the thread only sleeps on the wake-up fd. */
     enum remora_progress_choice choice = remora_ctx.config.progress_thread;
-    int peer = -1;
-    for (int r = 0; r < n && peer < 0; r++)
-        if (world[r] != remora_ctx.world_rank)
-            peer = world[r];
-    if (!U->progress_started && choice != REMORA_PROGRESS_OFF && (peer >= 0 || choice == REMORA_PROGRESS_ON)) {
-        if (choice == REMORA_PROGRESS_AUTO) {
-            struct remora_ucx_instance *in = instance();
-            pthread_mutex_lock(&in->lock);
-            software = endpoint_needs_progress(endpoint(in, peer));
-            pthread_mutex_unlock(&in->lock);
-        }
-        pthread_mutex_lock(&U->init_lock);
-        if (choice == REMORA_PROGRESS_ON || software)
-            start_progress_thread();
-        pthread_mutex_unlock(&U->init_lock);
-    }
+    if (choice == REMORA_PROGRESS_ON || (choice == REMORA_PROGRESS_AUTO && peers))
+        start_progress_thread();
+    pthread_mutex_unlock(&net.init_lock);
     free(world);
-    free(lens);
-    free(offs);
     free(all);
-    return MPI_SUCCESS;
+    free(offs);
+    free(lens);
+    return remora_boot_agree(comm, ok) ? REMORA_OK : REMORA_ERR_NO_MEM;
 }
 
-int remora_ucx_register(void *addr, size_t len, struct remora_ucx_reg *reg)
+/* Registered ranges are widened to 8-byte boundaries: 1- and 2-byte atomics
+ * work on the aligned 4-byte word around them. */
+int remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t cap, size_t *packed_len)
 {
-    memset(reg, 0, sizeof *reg);
+    *reg = NULL;
+    *packed_len = 0;
     if (len == 0)
-        return MPI_SUCCESS;
+        return REMORA_OK;
+    int st = start();
+    if (st != REMORA_OK)
+        return st;
+    uintptr_t lo = (uintptr_t)addr & ~(uintptr_t)7, hi = ((uintptr_t)addr + len + 7) & ~(uintptr_t)7;
     ucp_mem_map_params_t prm = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-                                .address = addr,
-                                .length = len};
-    if (ucp_mem_map(U->ctx, &prm, (ucp_mem_h *)&reg->memh) != UCS_OK)
-        return remora_err(MPI_ERR_NO_MEM, "UCX cannot register %zu bytes", len);
-    if (ucp_rkey_pack(U->ctx, reg->memh, &reg->packed, &reg->len) != UCS_OK) {
-        ucp_mem_unmap(U->ctx, reg->memh);
-        reg->memh = NULL;
-        return remora_err(MPI_ERR_NO_MEM, "UCX cannot pack a remote key");
+                                .address = (void *)lo,
+                                .length = hi - lo};
+    ucp_mem_h memh;
+    if (ucp_mem_map(net.ctx, &prm, &memh) != UCS_OK)
+        return REMORA_ERR_NO_MEM;
+    void *buf;
+    size_t blen;
+    if (ucp_rkey_pack(net.ctx, memh, &buf, &blen) != UCS_OK) {
+        ucp_mem_unmap(net.ctx, memh);
+        return REMORA_ERR_NO_MEM;
     }
-    return MPI_SUCCESS;
+    if (blen > cap) {
+        remora_log(REMORA_LOG_ERROR, "a UCX remote key of %zu bytes does not fit in %zu", blen, cap);
+        ucp_rkey_buffer_release(buf);
+        ucp_mem_unmap(net.ctx, memh);
+        return REMORA_ERR_NO_MEM;
+    }
+    memcpy(packed, buf, blen);
+    *packed_len = blen;
+    ucp_rkey_buffer_release(buf);
+    *reg = memh;
+    return REMORA_OK;
 }
 
-void remora_ucx_deregister(struct remora_ucx_reg *reg)
+void remora_net_deregister(void *reg)
 {
-    if (reg->packed)
-        ucp_rkey_buffer_release(reg->packed);
-    if (reg->memh)
-        ucp_mem_unmap(U->ctx, reg->memh);
-    memset(reg, 0, sizeof *reg);
+    if (reg)
+        ucp_mem_unmap(net.ctx, reg);
 }
 
-int remora_ucx_rkey_init(struct remora_ucx_rkey *k, const void *packed, size_t len)
+int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out)
 {
-    memset(k, 0, sizeof *k);
+    memset(out, 0, sizeof *out);
+    if (!net.ready || !net.peer_addr[proc])
+        return REMORA_ERR_UNREACHABLE;
+    if (len == 0) { /* empty memory: nothing to reach, but flushes toward proc still go here */
+        *out = (struct remora_rmem){.tp = &remora_net, .base = base, .proc = proc};
+        return REMORA_OK;
+    }
+    struct net_key *k = calloc(1, sizeof *k + len);
+    if (!k)
+        return REMORA_ERR_NO_MEM;
     k->len = len;
-    if (len && !(k->packed = malloc(len)))
-        return MPI_ERR_NO_MEM;
     memcpy(k->packed, packed, len);
-    return MPI_SUCCESS;
+    *out = (struct remora_rmem){.tp = &remora_net, .base = base, .key = k, .proc = proc};
+    return REMORA_OK;
 }
 
-void remora_ucx_rkey_release(struct remora_ucx_rkey *k)
+static void net_release(struct remora_rmem *m)
 {
-    for (int i = 0; i < REMORA_UCX_MAX_INSTANCES; i++)
+    struct net_key *k = m->key;
+    if (!k)
+        return;
+    for (int i = 0; i < MAX_INSTANCES; i++)
         if (k->unpacked[i])
             ucp_rkey_destroy(k->unpacked[i]);
-    free(k->packed);
-    memset(k, 0, sizeof *k);
+    free(k);
+    m->key = NULL;
 }
 
-int remora_ucx_exchange_rkeys(MPI_Comm comm, const struct remora_ucx_reg *mine, struct remora_ucx_rkey **rkeys)
-{
-    int n;
-    PMPI_Comm_size(comm, &n);
-    size_t *lens = malloc(sizeof(size_t) * (size_t)n), *offs;
-    char *all;
-    *rkeys = calloc((size_t)n, sizeof **rkeys);
-    if (!lens || !*rkeys)
-        remora_fatal("out of memory exchanging UCX keys");
-    allgatherv(comm, mine->packed, mine->len, lens, &all, &offs);
-    for (int r = 0; r < n; r++)
-        if (remora_ucx_rkey_init(&(*rkeys)[r], all + offs[r], lens[r]) != MPI_SUCCESS)
-            remora_fatal("out of memory exchanging UCX keys");
-    free(lens);
-    free(offs);
-    free(all);
-    return MPI_SUCCESS;
-}
+/* ---- operations ------------------------------------------------------------------ */
 
-void remora_ucx_rkeys_free(struct remora_ucx_rkey *rkeys, int n)
+static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
 {
-    for (int r = 0; rkeys && r < n; r++)
-        remora_ucx_rkey_release(&rkeys[r]);
-    free(rkeys);
-}
-
-/* ---- operations -------------------------------------------------------------- */
-
-static int put_get(const struct remora_peer *p, uint64_t off, void *buf, size_t len, int put)
-{
-    const struct remora_ucx_target *t = p->net;
-    struct remora_ucx_instance *in = instance();
-    pthread_mutex_lock(&in->lock);
-    ucp_ep_h ep = endpoint(in, t->world_rank);
-    ucp_rkey_h rk = rkey_for(in, ep, t->data_rkey);
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
     ucp_request_param_t prm = {0};
-    uint64_t raddr = (uint64_t)(uintptr_t)p->base + off;
-    int err = posted(put ? ucp_put_nbx(ep, buf, len, raddr, rk, &prm) : ucp_get_nbx(ep, buf, len, raddr, rk, &prm));
-    in->dirty[t->world_rank] = 1;
+    for (size_t i = 0; i < n && st == REMORA_OK; i++) {
+        uint64_t raddr = m->base + v[i].off;
+        st = posted(put ? ucp_put_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm)
+                        : ucp_get_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm));
+    }
+    in->dirty[m->proc] = 1;
     pthread_mutex_unlock(&in->lock);
-    return err;
+    return st;
 }
 
-int remora_ucx_put(const struct remora_peer *p, uint64_t off, const void *src, size_t len)
-{
-    return put_get(p, off, (void *)src, len, 1);
-}
+static int net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
+static int net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
 
-int remora_ucx_get(const struct remora_peer *p, uint64_t off, void *dst, size_t len)
+static int net_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
-    return put_get(p, off, dst, len, 0);
-}
-
-int remora_ucx_read(const struct remora_ucx_target *t, struct remora_ucx_rkey *k, uint64_t raddr, void *dst,
-                    size_t len)
-{
-    struct remora_ucx_instance *in = instance();
-    pthread_mutex_lock(&in->lock);
-    ucp_ep_h ep = endpoint(in, t->world_rank);
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
     ucp_request_param_t prm = {0};
-    int err = wait(in, ucp_get_nbx(ep, dst, len, raddr, rkey_for(in, ep, k), &prm)) == UCS_OK ? 0 : EIO;
+    st = wait(in, ucp_get_nbx(ep, dst, len, m->base + off, rk, &prm));
     pthread_mutex_unlock(&in->lock);
-    return err;
+    return st;
 }
 
 static ucp_atomic_op_t ucp_op_of(enum remora_amo_op op)
 {
     switch (op) {
-    case REMORA_AMO_SWAP: return UCP_ATOMIC_OP_SWAP;
-    case REMORA_AMO_CSWAP: return UCP_ATOMIC_OP_CSWAP;
     case REMORA_AMO_AND: return UCP_ATOMIC_OP_AND;
     case REMORA_AMO_OR: return UCP_ATOMIC_OP_OR;
     case REMORA_AMO_XOR: return UCP_ATOMIC_OP_XOR;
-    case REMORA_AMO_FADD:
-    case REMORA_AMO_LOAD:
-    default: return UCP_ATOMIC_OP_ADD; /* LOAD is a fetch-add of 0 */
+    case REMORA_AMO_SWAP: return UCP_ATOMIC_OP_SWAP;
+    case REMORA_AMO_CSWAP: return UCP_ATOMIC_OP_CSWAP;
+    case REMORA_AMO_ADD:
+    default: return UCP_ATOMIC_OP_ADD;
     }
 }
 
-/* One atomic at (raddr, k): waits for the old value when old != NULL. */
-static int amo(int world_rank, struct remora_ucx_rkey *k, uint64_t raddr, enum remora_amo_op op, size_t size,
-               uint64_t operand, uint64_t compare, uint64_t *old)
+/* A 4- or 8-byte network atomic. */
+static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+                    uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
-    struct remora_ucx_instance *in = instance();
-    pthread_mutex_lock(&in->lock);
-    ucp_ep_h ep = endpoint(in, world_rank);
-    ucp_rkey_h rk = rkey_for(in, ep, k);
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
     union { uint64_t u64; uint32_t u32; } x, reply;
-    uint64_t value = op == REMORA_AMO_LOAD ? 0 : op == REMORA_AMO_CSWAP ? compare : operand;
+    /* CSWAP: the value sent is the one compared with; the reply buffer holds
+     * the one swapped in, and gets the old value */
+    uint64_t value = op == REMORA_AMO_CSWAP ? compare : operand;
     if (size == 4) {
         x.u32 = (uint32_t)value;
-        reply.u32 = (uint32_t)operand; /* CSWAP: the value to swap in */
+        reply.u32 = (uint32_t)operand;
     } else {
         x.u64 = value;
         reply.u64 = operand;
     }
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(size)};
-    if (old || op == REMORA_AMO_CSWAP || op == REMORA_AMO_SWAP) {
+    /* swaps always fetch: UCX's software atomics (tcp) have no posted swap */
+    if (fetched || op == REMORA_AMO_CSWAP || op == REMORA_AMO_SWAP) {
         prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         prm.reply_buffer = &reply;
     }
     ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op_of(op), &x, 1, raddr, rk, &prm);
-    int err;
     if (prm.op_attr_mask & UCP_OP_ATTR_FIELD_REPLY_BUFFER) {
-        err = wait(in, r) == UCS_OK ? 0 : EIO;
-        if (!err && old)
-            *old = size == 4 ? reply.u32 : reply.u64;
+        st = wait(in, r);
+        if (st == REMORA_OK && fetched)
+            *fetched = size == 4 ? reply.u32 : reply.u64;
     } else {
-        err = posted(r);
-        in->dirty[world_rank] = 1;
+        st = posted(r);
+        in->dirty[m->proc] = 1;
     }
     pthread_mutex_unlock(&in->lock);
-    return err;
+    return st;
 }
 
-uint64_t remora_ucx_amo_ctrl(const struct remora_peer *p, size_t ctrl_off, enum remora_amo_op op, uint64_t operand,
-                             uint64_t compare)
+/* 1- and 2-byte atomics: a compare-and-swap loop on the aligned 4-byte word
+ * around them (the network has no smaller atomics; every atomic on the word
+ * goes through the network, so the loop is atomic with all of them). */
+static int amo_narrow(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+                      uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
-    const struct remora_ucx_target *t = p->net;
-    uint64_t old = 0;
-    if (amo(t->world_rank, t->ctrl_rkey, t->ctrl_addr + ctrl_off, op, 8, operand, compare, &old) != 0)
-        remora_fatal("a UCX atomic on a control word of process %d failed", t->world_rank);
-    return old;
+    uint64_t word_addr = raddr & ~(uint64_t)3;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    unsigned shift = (unsigned)(raddr - word_addr) * 8;
+#else
+    unsigned shift = (unsigned)(4 - size - (raddr - word_addr)) * 8;
+#endif
+    uint32_t mask = (uint32_t)((size == 1 ? 0xffu : 0xffffu) << shift);
+    uint64_t cur;
+    int st = amo_word(m, word_addr, 4, REMORA_AMO_ADD, 0, 0, &cur);
+    for (; st == REMORA_OK;) {
+        uint32_t w = (uint32_t)cur, old = (w & mask) >> shift, x = (uint32_t)operand & (mask >> shift), nv;
+        switch (op) {
+        case REMORA_AMO_ADD: nv = old + x; break;
+        case REMORA_AMO_AND: nv = old & x; break;
+        case REMORA_AMO_OR: nv = old | x; break;
+        case REMORA_AMO_XOR: nv = old ^ x; break;
+        case REMORA_AMO_SWAP: nv = x; break;
+        default: nv = old == ((uint32_t)compare & (mask >> shift)) ? x : old; break;
+        }
+        uint32_t want = (w & ~mask) | ((nv << shift) & mask);
+        uint64_t seen;
+        if (want == w) { /* nothing changes (a failed compare, a no-op): the read was atomic */
+            if (fetched)
+                *fetched = old;
+            return REMORA_OK;
+        }
+        st = amo_word(m, word_addr, 4, REMORA_AMO_CSWAP, want, w, &seen);
+        if (st == REMORA_OK && (uint32_t)seen == w) {
+            if (fetched)
+                *fetched = old;
+            return REMORA_OK;
+        }
+        cur = seen;
+    }
+    return st;
 }
 
-int remora_ucx_amo_data(const struct remora_peer *p, uint64_t off, enum remora_amo_op op, size_t size,
-                        uint64_t operand, uint64_t compare, uint64_t *old)
+static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+                   uint64_t compare, uint64_t *fetched)
 {
-    const struct remora_ucx_target *t = p->net;
-    /* a peer mapped here has a local base; the atomic needs the owner's address */
-    uint64_t raddr = (p->kind == REMORA_PEER_MAPPED ? t->data_addr : (uint64_t)(uintptr_t)p->base) + off;
-    return amo(t->world_rank, t->data_rkey, raddr, op, size, operand, compare, old);
+    uint64_t raddr = m->base + off;
+    if (size > 8 || !(remora_net.amo_sizes & size) || raddr % size)
+        return REMORA_ERR_UNSUPPORTED;
+    if (size < 4)
+        return amo_narrow(m, raddr, size, op, operand, compare, fetched);
+    return amo_word(m, raddr, size, op, operand, compare, fetched);
 }
 
-/* Flush instance `in` toward world_rank (or every peer when world_rank < 0). */
-static int flush_instance(struct remora_ucx_instance *in, int world_rank)
+/* Flush instance `in` toward proc (or every peer when proc < 0). */
+static int flush_instance(struct instance *in, int proc)
 {
     ucp_request_param_t prm = {0};
-    int err = 0;
+    int st = REMORA_OK;
     pthread_mutex_lock(&in->lock);
-    if (world_rank >= 0) {
-        if (in->dirty[world_rank] && in->eps[world_rank]) {
-            err = wait(in, ucp_ep_flush_nbx(in->eps[world_rank], &prm)) == UCS_OK ? 0 : EIO;
-            in->dirty[world_rank] = 0;
+    if (proc >= 0) {
+        if (in->dirty[proc] && in->eps[proc]) {
+            st = wait(in, ucp_ep_flush_nbx(in->eps[proc], &prm));
+            in->dirty[proc] = 0;
         }
     } else {
-        err = wait(in, ucp_worker_flush_nbx(in->worker, &prm)) == UCS_OK ? 0 : EIO;
+        st = wait(in, ucp_worker_flush_nbx(in->worker, &prm));
         memset(in->dirty, 0, (size_t)remora_ctx.world_size);
     }
     pthread_mutex_unlock(&in->lock);
-    return err;
+    return st;
 }
 
-int remora_ucx_flush(const struct remora_peer *p)
+/* Every thread's operations: every instance. */
+static int net_flush(int proc)
 {
-    if (!U->ready)
-        return 0;
-    int world_rank = p ? ((const struct remora_ucx_target *)p->net)->world_rank : -1, err = 0;
-    /* every thread's operations: every instance */
-    int n = atomic_load_explicit(&U->ninstances, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-        err |= flush_instance(atomic_load_explicit(&U->instance[i], memory_order_relaxed), world_rank);
-    return err ? EIO : 0;
+    if (!net.ready)
+        return REMORA_OK;
+    int st = REMORA_OK;
+    int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        int s = flush_instance(atomic_load_explicit(&net.instance[i], memory_order_relaxed), proc);
+        if (st == REMORA_OK)
+            st = s;
+    }
+    return st;
 }
 
-void remora_ucx_progress(void)
+void remora_net_progress(void)
 {
-    if (!U->ready)
+    if (!net.ready)
         return;
-    struct remora_ucx_instance *in = my_instance;
+    struct instance *in = my_instance;
     if (in && pthread_mutex_trylock(&in->lock) == 0) {
         ucp_worker_progress(in->worker);
         pthread_mutex_unlock(&in->lock);
     }
     progress_target();
 }
+
+const struct remora_transport remora_net = {
+    .name = "ucx",
+    .mapped = 0,
+    .amo_sizes = 1 | 2 | 4 | 8,
+    .amo_native = 4 | 8,
+    .putv = net_putv,
+    .getv = net_getv,
+    .amo = net_amo,
+    .read = net_read,
+    .flush = net_flush,
+    .release = net_release,
+};

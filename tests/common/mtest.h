@@ -1,4 +1,4 @@
-/* mtest: the small harness of the engine's MPI tests (tests/mpi, tests/mpi3).
+/* mtest: the small harness of the engine's MPI tests (tests/windows, rma, sync, accumulate, dynamic, errors, symbols).
  *
  * Every test is a plain MPI program that must pass over a host MPI alone and
  * over Remora (remora-run).  It records failures with file:line, expected and

@@ -1,0 +1,66 @@
+/* Operations on memory mapped in this process (remora_mapped() returned its
+ * address): what the shm transport does, inline, for the fast paths of core
+ * and of the front ends.  A store is remotely complete once a fence orders it;
+ * the atomics are sequentially consistent. */
+#ifndef REMORA_TRANSPORT_MAPPED_H
+#define REMORA_TRANSPORT_MAPPED_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "transport/transport.h"
+
+/* memcpy with the word-sized cases inline: an 8-byte put must not pay a call
+ * into libc.  memmove otherwise: a window may be the origin of a put to itself. */
+static inline void remora_mapped_copy(void *dst, const void *src, size_t n)
+{
+    if (__builtin_expect(n == 8, 1)) {
+        uint64_t v;
+        memcpy(&v, src, 8);
+        memcpy(dst, &v, 8);
+    } else if (n == 4) {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        memcpy(dst, &v, 4);
+    } else {
+        memmove(dst, src, n);
+    }
+}
+
+#define REMORA_MAPPED_AMO(bits)                                                                            \
+    static inline uint64_t remora_mapped_amo##bits(void *addr, enum remora_amo_op op, uint64_t x, uint64_t cmp) \
+    {                                                                                                      \
+        uint##bits##_t *w = addr, v = (uint##bits##_t)x, c = (uint##bits##_t)cmp;                          \
+        switch (op) {                                                                                      \
+        case REMORA_AMO_ADD: return __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);                            \
+        case REMORA_AMO_AND: return __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST);                            \
+        case REMORA_AMO_OR: return __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST);                              \
+        case REMORA_AMO_XOR: return __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST);                            \
+        case REMORA_AMO_SWAP: return __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);                          \
+        case REMORA_AMO_CSWAP:                                                                             \
+            __atomic_compare_exchange_n(w, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                  \
+            return c; /* the old value, whether or not it matched */                                       \
+        }                                                                                                  \
+        return 0;                                                                                          \
+    }
+REMORA_MAPPED_AMO(8)
+REMORA_MAPPED_AMO(16)
+REMORA_MAPPED_AMO(32)
+REMORA_MAPPED_AMO(64)
+#undef REMORA_MAPPED_AMO
+
+/* An atomic on the size-byte word at addr (1, 2, 4 or 8, aligned); the old value. */
+static inline uint64_t remora_mapped_amo(void *addr, size_t size, enum remora_amo_op op, uint64_t x, uint64_t cmp)
+{
+    switch (size) {
+    case 1: return remora_mapped_amo8(addr, op, x, cmp);
+    case 2: return remora_mapped_amo16(addr, op, x, cmp);
+    case 4: return remora_mapped_amo32(addr, op, x, cmp);
+    default: return remora_mapped_amo64(addr, op, x, cmp);
+    }
+}
+
+/* Completion of every store this thread made to mapped memory. */
+static inline void remora_mapped_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+#endif

@@ -1,0 +1,58 @@
+/* The shm transport's mapped side (see shm.h): memory mapped in this process. */
+#include "transport/mapped.h"
+#include "transport/shm.h"
+
+static int mapped_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        remora_mapped_copy((char *)(m->base + v[i].off), v[i].local, v[i].len);
+    return REMORA_OK;
+}
+
+static int mapped_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        remora_mapped_copy(v[i].local, (char *)(m->base + v[i].off), v[i].len);
+    return REMORA_OK;
+}
+
+static int mapped_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+                      uint64_t compare, uint64_t *fetched)
+{
+    if (size > 8 || !(remora_shm_mapped.amo_sizes & size) || (m->base + off) % size)
+        return REMORA_ERR_UNSUPPORTED;
+    uint64_t old = remora_mapped_amo((void *)(m->base + off), size, op, operand, compare);
+    if (fetched)
+        *fetched = old;
+    return REMORA_OK;
+}
+
+static int mapped_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+{
+    remora_mapped_copy(dst, (char *)(m->base + off), len);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return REMORA_OK;
+}
+
+/* Stores to mapped memory are complete once ordered: a full fence. */
+static int mapped_flush(int proc)
+{
+    (void)proc;
+    remora_mapped_fence();
+    return REMORA_OK;
+}
+
+static void mapped_release(struct remora_rmem *m) { (void)m; }
+
+const struct remora_transport remora_shm_mapped = {
+    .name = "shm",
+    .mapped = 1,
+    .amo_sizes = 1 | 2 | 4 | 8,
+    .amo_native = 1 | 2 | 4 | 8,
+    .putv = mapped_putv,
+    .getv = mapped_getv,
+    .amo = mapped_amo,
+    .read = mapped_read,
+    .flush = mapped_flush,
+    .release = mapped_release,
+};

@@ -1,0 +1,129 @@
+# The engine's MPI tests: how they are registered, shared by the directories
+# that hold them (included once by tests/CMakeLists.txt):
+#   tests/windows     window creation, properties, many windows, MPI_Alloc_mem, cleanliness
+#   tests/rma         put/get with derived datatypes, request-based operations
+#   tests/sync        every synchronization mode, threads
+#   tests/accumulate  accumulates and atomics, and the host MPI bugs they show
+#   tests/dynamic     dynamic windows
+#   tests/errors      erroneous calls and their error classes
+#
+# Plain MPI programs (harness: tests/common/mtest.h, compiled into each
+# program: MTEST_COMMON), each run over the host MPI alone (mode host: proves
+# the test right), through Remora (remora), through Remora with every peer
+# off-node (remora-ucx: UCX over TCP loopback), and at 4 ranks through Remora
+# with two simulated nodes of two ranks (remora-nodes2: mixed windows, shared
+# memory and UCX at once).  Every run takes a few seconds with 8
+# oversubscribed ranks on 2 cores.
+#
+# Two ways to register them, from the two issues that brought the tests (the
+# label engine or mpi3 on each test still tells which):
+#  - engine_test(): every mode of one test in one call, label engine;
+#  - mtest_program() + mtest_remora() + mtest_host(): the program, its Remora
+#    modes and each host run (with the one-sided component it needs) apart,
+#    label mpi3.
+#
+# Window kinds: the programs that take --win run every kind (allocate, create
+# on malloc memory, create on MPI_Alloc_mem memory, dynamic) by default, and so
+# do their remora tests.  Over a host alone each kind runs where the host can:
+# the host bugs that decide it are listed in tests/accumulate/CMakeLists.txt,
+# each with a command that shows it (run from the source tree after building
+# into build/).
+
+# mtest_program(<name>): <name>.c and the harness, built for every flavour.
+function(mtest_program name)
+  remora_mpi_executable(${name} SOURCES ${name}.c ${MTEST_COMMON} INCLUDES ${MTEST_INCLUDE})
+endfunction()
+
+# engine_test(<test> [EXE <program>] NP ... [UCX_NP ...] [MPICH_NP ...] [ARGS ...]
+#             [HOST_ENV VAR=value ...] [HOST_ARGS ...] [NO_NODES])
+# Without EXE, builds <test>.c as the program <test>.  Registers Open MPI
+# host and remora at NP, remora-ucx at UCX_NP, remora-nodes2 at 4 ranks
+# unless NO_NODES, and MPICH remora and host at MPICH_NP; HOST_ENV and
+# HOST_ARGS go to the host runs only.
+function(engine_test name)
+  cmake_parse_arguments(A "NO_NODES" "EXE" "NP;UCX_NP;MPICH_NP;ARGS;HOST_ENV;HOST_ARGS" ${ARGN})
+  if(A_EXE)
+    set(exe ${A_EXE})
+  else()
+    set(exe ${name})
+    mtest_program(${name})
+  endif()
+  remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES host NP ${A_NP} ARGS ${A_ARGS} ${A_HOST_ARGS}
+    TIMEOUT 60 LABELS engine ENV ${A_HOST_ENV})
+  remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora NP ${A_NP} ARGS ${A_ARGS}
+    TIMEOUT 60 LABELS engine)
+  if(A_UCX_NP)
+    remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora-ucx NP ${A_UCX_NP} ARGS ${A_ARGS}
+      TIMEOUT 90 LABELS engine)
+  endif()
+  if(NOT A_NO_NODES)
+    remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora-nodes2 NP 4 ARGS ${A_ARGS}
+      TIMEOUT 90 LABELS engine)
+  endif()
+  if(A_MPICH_NP)
+    remora_mpi_test(${name} TARGET ${exe} FLAVOURS mpich MODES remora NP ${A_MPICH_NP} ARGS ${A_ARGS}
+      TIMEOUT 60 LABELS engine)
+    remora_mpi_test(${name} TARGET ${exe} FLAVOURS mpich MODES host NP ${A_MPICH_NP}
+      ARGS ${A_ARGS} ${A_HOST_ARGS} TIMEOUT 60 LABELS engine)
+  endif()
+endfunction()
+
+# mtest_remora(<test> EXE <program> [OMPI_NP ...] [MPICH_NP ...] [ARGS ...])
+# Also registers, with Open MPI at 4 ranks, the remora-nodes2 mode (two
+# simulated nodes of two ranks: mixed windows), and the remora-ucx mode
+# (every peer off-node, UCX over TCP loopback) at the smallest two of those rank counts that are >= 2, one for
+# MPICH: its ranks spin in MPICH's own waits without yielding, so with more
+# ranks than cores a target's progress thread waits for the spinner's whole
+# time slice and each software-emulated atomic takes milliseconds (the op x
+# type matrix at 4 ranks takes minutes).
+# The UCX modes' limit is 180 s: with every atomic emulated over TCP,
+# acc_tear --threads 4 at 4 ranks takes ~40 s alone and twice that beside
+# its remora-nodes2 twin under ctest -j2.
+function(mtest_remora name)
+  cmake_parse_arguments(A "" "EXE" "OMPI_NP;MPICH_NP;ARGS" ${ARGN})
+  foreach(f openmpi mpich)
+    if(f STREQUAL "openmpi")
+      set(nps ${A_OMPI_NP})
+    else()
+      set(nps ${A_MPICH_NP})
+    endif()
+    if(NOT nps)
+      continue()
+    endif()
+    remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora NP ${nps}
+      ARGS ${A_ARGS} TIMEOUT 60 LABELS mpi3)
+    set(ucx_nps "")
+    foreach(np ${nps})
+      list(LENGTH ucx_nps n)
+      set(most 2)
+      if(f STREQUAL "mpich")
+        set(most 1)
+      endif()
+      if(np GREATER 1 AND n LESS most)
+        list(APPEND ucx_nps ${np})
+      endif()
+    endforeach()
+    if(ucx_nps)
+      remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-ucx NP ${ucx_nps}
+        ARGS ${A_ARGS} TIMEOUT 180 LABELS mpi3)
+    endif()
+    if(f STREQUAL "openmpi" AND 4 IN_LIST nps)
+      remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-nodes2 NP 4
+        ARGS ${A_ARGS} TIMEOUT 180 LABELS mpi3)
+    endif()
+  endforeach()
+endfunction()
+
+# mtest_host(<test> EXE <program> FLAVOUR openmpi|mpich [OSC component] NP ... [ARGS ...])
+function(mtest_host name)
+  cmake_parse_arguments(A "" "EXE;FLAVOUR;OSC" "NP;ARGS" ${ARGN})
+  set(env "")
+  if(A_OSC)
+    set(env OMPI_MCA_osc=${A_OSC})
+  endif()
+  remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${A_FLAVOUR} MODES host NP ${A_NP}
+    ARGS ${A_ARGS} ENV ${env} TIMEOUT 60 LABELS mpi3)
+endfunction()
+
+# --win for the Open MPI host runs on the windows osc/sm cannot serve.
+set(NON_ALLOCATE --win create,alloc_mem,dynamic)
