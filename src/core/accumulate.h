@@ -4,13 +4,17 @@
  * Element-wise atomicity.  Each target element is updated in one of two modes,
  * chosen by properties every origin sees alike, so one element is never
  * updated in both:
- *   atomic  CPU atomics (fetch-add, fetch-and/or/xor, exchange, or a CAS loop
- *           around the reduction kernel): mapped target, element of 1, 2, 4
- *           or 8 bytes at an address aligned to its size;
+ *   atomic  the transport's atomics on the target's `amo` memory (CPU atomics
+ *           inline when it is mapped here, network atomics across nodes):
+ *           single-operation atomics (add, and, or, xor, swap) or a
+ *           compare-and-swap loop around the reduction kernel, for elements
+ *           whose size the transport does in one operation, aligned to it,
+ *           on memory where every origin has atomics;
  *   locked  under the target's accumulate lock (ctrl.acc_lock): everything
- *           else - elements of other sizes or misaligned, and every element of
- *           a target some origin can reach only by CMA (peer.acc_locked).
- * All operations complete before returning, so any accumulate_ordering holds. */
+ *           else, read-modify-write through the `data` memory, in place when
+ *           it is mapped here, else get, flush, put, flush.
+ * Fetching calls (results) and accumulate_ordering other than "none" wait for
+ * each atomic; otherwise network atomics complete at the next flush. */
 #ifndef REMORA_CORE_ACCUMULATE_H
 #define REMORA_CORE_ACCUMULATE_H
 

@@ -5,7 +5,6 @@
 #include "core/dynamic.h"
 #include "core/spin.h"
 #include "core/status.h"
-#include "runtime/log.h"
 #include "runtime/pool.h"
 
 /* Origin side: a region this process has reached, unpacked once. */
@@ -54,9 +53,11 @@ static struct remora_dyn_net *dyn_state(struct remora_win *w)
     pthread_mutex_lock(&w->dyn_lock);
     if (!w->dyn_net) {
         struct remora_dyn_net *d = calloc(1, sizeof *d);
-        if (!d || !(d->cache = calloc((size_t)w->comm_size, sizeof *d->cache)))
-            remora_fatal("out of memory for a dynamic window's region caches");
-        for (int r = 0; r < w->comm_size; r++)
+        if (d && !(d->cache = calloc((size_t)w->comm_size, sizeof *d->cache))) {
+            free(d);
+            d = NULL;
+        }
+        for (int r = 0; d && r < w->comm_size; r++)
             pthread_mutex_init(&d->cache[r].lock, NULL);
         w->dyn_net = d;
     }
@@ -107,6 +108,8 @@ static void change_end(struct remora_win *w)
 static int register_region(struct remora_win *w, void *base, size_t size, struct remora_dyn_region *v)
 {
     struct remora_dyn_net *d = dyn_state(w);
+    if (!d)
+        return remora_err(MPI_ERR_NO_MEM, "a dynamic window's region state");
     struct remora_mem_reg reg;
     int st = remora_mem_register(base, size, w->spans_nodes, &reg);
     if (st != REMORA_OK)
@@ -313,7 +316,10 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
 int remora_dyn_resolve(struct remora_win *w, int target, uint64_t addr, uint64_t lo, uint64_t len,
                        struct remora_target *t)
 {
-    struct target_cache *c = &dyn_state(w)->cache[target];
+    struct remora_dyn_net *d = dyn_state(w);
+    if (!d)
+        return remora_err(MPI_ERR_NO_MEM, "a dynamic window's region caches");
+    struct target_cache *c = &d->cache[target];
     const struct remora_rmem *dyn = &w->reach[target].dyn;
     const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(dyn, 0);
     uint64_t epoch = atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1;

@@ -20,6 +20,7 @@
 #include "core/sync.h"
 #include "core/win.h"
 #include "core/win_reach.h"
+#include "runtime/bootstrap.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
 
@@ -156,8 +157,10 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     struct remora_win_place *pl = place_all(w, ri);
     w->node_of_rank = malloc(sizeof(int) * (size_t)n);
     w->world_rank = malloc(sizeof(int) * (size_t)n);
-    if (!pl || !w->node_of_rank || !w->world_rank)
-        remora_fatal("out of memory creating a window of %d ranks", n);
+    if (!remora_boot_agree(w->comm, pl && w->node_of_rank && w->world_rank)) {
+        free(pl);
+        return remora_err(MPI_ERR_NO_MEM, "laying out a window of %d ranks", n);
+    }
     int nmembers = 0;
     w->spans_nodes = 0;
     for (int r = 0; r < n; r++) {
@@ -175,8 +178,9 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     }
     int rc = remora_segment_create(w->comm, pl[me].leader, nmembers, pl[me].seg_size, &w->seg);
     if (rc != MPI_SUCCESS) {
+        rc = remora_err(rc, "no memory for the window's segment (%zu bytes)", pl[me].seg_size);
         free(pl);
-        return remora_err(rc, "no memory for the window's segment (%zu bytes)", pl[me].seg_size);
+        return rc;
     }
     char *seg = w->seg.addr;
     w->node_hdr = (struct remora_node_header *)seg;
@@ -275,22 +279,30 @@ static void win_release(struct remora_win *w)
 int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI_Info info, void *user_base,
                       struct remora_win **out)
 {
-    int rc = check_args(comm, flavor, size, disp_unit), agreed;
-    if (rc != MPI_ERR_COMM) {
-        /* one process's bad argument fails the creation everywhere instead of hanging the rest */
-        PMPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MAX, comm);
-        if (agreed != MPI_SUCCESS)
-            return rc != MPI_SUCCESS ? rc : remora_err(agreed, "another process passed an invalid argument");
+    int rc = check_args(comm, flavor, size, disp_unit), agreed, n = 0, me = 0;
+    struct remora_win *w = NULL;
+    struct rank_info *ri = NULL;
+    if (rc == MPI_SUCCESS) {
+        PMPI_Comm_size(comm, &n);
+        PMPI_Comm_rank(comm, &me);
+        w = win_alloc(n);
+        ri = malloc(sizeof *ri * (size_t)n);
+        if (!w || !ri)
+            rc = remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
     }
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_ERR_COMM) {
+        /* one process's bad argument or lack of memory fails the creation
+         * everywhere instead of hanging the rest */
+        PMPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MAX, comm);
+        if (agreed != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = remora_err(agreed, "another process could not create the window");
+    }
+    if (rc != MPI_SUCCESS) {
+        if (w)
+            win_release(w);
+        free(ri);
         return rc;
-
-    int n, me;
-    PMPI_Comm_size(comm, &n);
-    PMPI_Comm_rank(comm, &me);
-    struct remora_win *w = win_alloc(n);
-    if (!w)
-        return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
+    }
     w->comm_size = n;
     w->rank = me;
     w->flavor = flavor;
@@ -308,9 +320,6 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
 
     struct rank_info mine = {.node_key = remora_ctx.node_key, .shm_key = remora_ctx.shm_key,
                              .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .size = w->size};
-    struct rank_info *ri = malloc(sizeof *ri * (size_t)n);
-    if (!ri)
-        remora_fatal("out of memory creating a window of %d ranks", n);
     PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, ri, sizeof mine, MPI_BYTE, w->comm);
     rc = build_memory(w, ri, user_base);
     note_machine_load(ri, n);

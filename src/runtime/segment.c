@@ -1,5 +1,6 @@
 /* Node-shared segments: memfd + pidfd_getfd, /proc/<pid>/fd, POSIX shm (see segment.h). */
 #include "runtime/segment.h"
+#include "runtime/bootstrap.h"
 #include "runtime/context.h"
 #include "runtime/log.h"
 
@@ -93,8 +94,14 @@ int remora_segment_create(MPI_Comm comm, int leader, int group_size, size_t size
     /* One exchange for all groups: no per-node communicator is needed (MPICH
      * has room for only ~2000 communicators, and windows are many). */
     struct share_msg *all = malloc((size_t)nprocs * sizeof *all);
-    if (!all)
-        remora_fatal("out of memory creating a segment");
+    if (!remora_boot_agree(comm, all != NULL)) {
+        free(all);
+        if (fd >= 0)
+            close(fd);
+        if (rank == leader && shared && mine.method == SHARE_POSIX)
+            shm_unlink(mine.name);
+        return MPI_ERR_NO_MEM;
+    }
     PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);
     struct share_msg msg = all[leader];
     free(all);
