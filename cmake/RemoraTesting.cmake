@@ -8,9 +8,10 @@
 # (root, oversubscription, no binding, btl ^openib) and kills hangs.
 # Modes: host = the host MPI alone (proves the test itself is right);
 #        remora = through remora-run; remora-ucx = through remora-run with every
-#        peer treated as off-node (REMORA_TRANSPORT=ucx, UCX over tcp loopback);
-#        remora-nodes2 = through remora-run with simulated nodes of 2 ranks
-#        (REMORA_NODE_SIZE=2: shared memory inside a pair, UCX between pairs).
+#        rank a simulated node of its own (scripts/mpirun --transport ucx: own
+#        pid, IPC, mount and network namespaces; UCX over TCP between them);
+#        remora-nodes2 = through remora-run with isolated simulated nodes of 2
+#        ranks (shared memory inside a node, UCX over TCP between nodes).
 # With SOURCES the executable is built once per flavour (name as target).
 function(remora_mpi_test name)
   cmake_parse_arguments(A "" "TARGET;TIMEOUT" "SOURCES;NP;ARGS;MODES;FLAVOURS;LABELS;ENV;LIBS" ${ARGN})

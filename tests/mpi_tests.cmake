@@ -9,10 +9,11 @@
 #
 # Plain MPI programs (harness: tests/common/mtest.h, compiled into each
 # program: MTEST_COMMON), each run over the host MPI alone (mode host: proves
-# the test right), through Remora (remora), through Remora with every peer
-# off-node (remora-ucx: UCX over TCP loopback), and at 4 ranks through Remora
-# with two simulated nodes of two ranks (remora-nodes2: mixed windows, shared
-# memory and UCX at once).  Every run takes a few seconds with 8
+# the test right), through Remora (remora), through Remora with every rank an
+# isolated simulated node (remora-ucx: UCX over TCP), and at 4 ranks through
+# Remora with two isolated simulated nodes of two ranks (remora-nodes2: mixed
+# windows, shared memory and UCX at once).  Simulated nodes share nothing but
+# the network (scripts/mpirun, scripts/simnode).  Every run takes a few seconds with 8
 # oversubscribed ranks on 2 cores.
 #
 # Two ways to register them, from the two issues that brought the tests (the
