@@ -19,7 +19,7 @@ static int mapped_getv(const struct remora_rmem *m, const struct remora_iov *v, 
 static int mapped_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                       uint64_t compare, uint64_t *fetched)
 {
-    if (size > 8 || !(remora_shm_mapped.amo_sizes & size) || (m->base + off) % size)
+    if (!remora_amo_size_ok(m, size) || (m->base + off) % size)
         return REMORA_ERR_UNSUPPORTED;
     uint64_t old = remora_mapped_amo((void *)(m->base + off), size, op, operand, compare);
     if (fetched)

@@ -122,15 +122,21 @@ static inline int remora_amo(const struct remora_rmem *m, uint64_t off, size_t s
     return m->tp->amo(m, off, size, op, operand, compare, fetched);
 }
 
+/* 1, 2, 4 or 8 (the masks below are bitmasks of sizes, which 3 or 6 would pass). */
+static inline int remora_amo_size_valid(size_t size)
+{
+    return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
 static inline int remora_amo_size_ok(const struct remora_rmem *m, size_t size)
 {
-    return size <= 8 && (m->tp->amo_sizes & (unsigned)size) != 0;
+    return remora_amo_size_valid(size) && (m->tp->amo_sizes & (unsigned)size) != 0;
 }
 
 /* Whether an atomic of that size is one operation at the target. */
 static inline int remora_amo_size_native(const struct remora_rmem *m, size_t size)
 {
-    return size <= 8 && (m->tp->amo_native & (unsigned)size) != 0;
+    return remora_amo_size_valid(size) && (m->tp->amo_native & (unsigned)size) != 0;
 }
 
 /* A blocking read: the bytes are in dst when it returns. */

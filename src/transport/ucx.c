@@ -435,7 +435,7 @@ void remora_net_deregister(void *reg)
 int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out)
 {
     memset(out, 0, sizeof *out);
-    if (!net.ready || !net.peer_addr[proc])
+    if (!net.ready || proc < 0 || proc >= remora_ctx.world_size || !net.peer_addr[proc])
         return REMORA_ERR_UNREACHABLE;
     if (len == 0) { /* empty memory: nothing to reach, but flushes toward proc still go here */
         *out = (struct remora_rmem){.tp = &remora_net, .base = base, .proc = proc};
@@ -600,7 +600,7 @@ static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum 
                    uint64_t compare, uint64_t *fetched)
 {
     uint64_t raddr = m->base + off;
-    if (size > 8 || !(remora_net.amo_sizes & size) || raddr % size)
+    if (!remora_amo_size_ok(m, size) || raddr % size)
         return REMORA_ERR_UNSUPPORTED;
     if (size < 4)
         return amo_narrow(m, raddr, size, op, operand, compare, fetched);

@@ -18,13 +18,14 @@
  * checks its memory between phases (barriers):
  *   1. contiguous put + flush (lengths 1, 2, 4, 7, 8, 4096, 1 MiB at unaligned
  *      offsets; the owner checks the pieces and that nothing around them
- *      changed); get + flush of owner data (guard bytes around the
- *      destination must stay);
+ *      changed), get + flush of them back; get + flush of data the owner
+ *      wrote (guard bytes around every destination must stay);
  *   2. putv/getv of 100 pieces (0..5000 bytes) and of 1500 pieces (0..16
  *      bytes) at scattered offsets, in shuffled order; flushed with
  *      remora_flush_proc (pool) and remora_flush_all (malloc);
  *   3. remora_read of owner data, twice with the owner changing it between,
- *      and of the access's own put after a flush;
+ *      and of the access's own put after a flush; own mapped memory as the
+ *      origin of an overlapping put to itself (memmove semantics);
  *   4. atomics on 1-, 2-, 4- and 8-byte words at every aligned position of
  *      an 8-byte word: ADD (with and without wrap-around), AND, OR, XOR, SWAP,
  *      CSWAP (matching, mismatching in the low and in the top bit), fetching
@@ -38,7 +39,9 @@
  *      the fetched values are exactly init, init+1, ... (no lost or doubled
  *      update); and non-fetching ADDs from every (rank, thread) on its own
  *      slot of one 8-byte word (neighbouring bytes and halfwords updated at
- *      once, flushed by the main thread after the threads ended);
+ *      once, flushed by the main thread after the threads ended); and ADDs
+ *      of all four sizes at once on one word, each moving bytes of its own
+ *      (the narrow compare-and-swap loop against 4- and 8-byte atomics);
  *   5. errors: on CMA every atomic is REMORA_ERR_UNSUPPORTED and
  *      remora_amo_size_ok is 0; misaligned atomics and atomics of size 0, 3,
  *      5, 6, 7, 16, 32 are REMORA_ERR_UNSUPPORTED on every way (and
@@ -53,6 +56,10 @@
  *   7. remora_flush_proc and remora_flush_all return REMORA_OK; every rmem
  *      is released, every registration deregistered, every buffer freed
  *      (LeakSanitizer in the sanitizer build).
+ * Phases run in the order 1, 2, 3, 6, 5, 4b, 4: the atomics matrix last,
+ * so that an atomic that kills a process hides nothing else.  A rank that is
+ * killed (a peer aborted, the launcher's timeout) or aborts prints the
+ * operation it was in ("signal ... while: ...").
  * --node-size K: the layout the launcher made (0: one node; K: nodes of K
  * consecutive ranks), checked against the runtime's topology keys.
  * --expect: the ways that must get checks in this mode (at 2+ ranks).
@@ -197,12 +204,7 @@ static uint64_t seed_of(int tag, int a, int b, int c, int d)
     return mix(s + (uint64_t)d);
 }
 
-/* Byte i of the pattern `seed` (i: an offset in the owner's buffer). */
-static inline unsigned char pat(uint64_t seed, uint64_t i)
-{
-    return (unsigned char)(mix(seed + (i >> 3) * 0x9e3779b97f4a7c15ull) >> (8 * (i & 7)));
-}
-
+/* The pattern `seed` from byte i0 on (i: an offset in the owner's buffer). */
 static void fill_pat(unsigned char *dst, uint64_t seed, uint64_t i0, size_t len)
 {
     size_t k = 0;
@@ -840,7 +842,6 @@ static void amo_one(struct access *a, uint64_t word_off, size_t size, unsigned p
     snprintf(what, sizeof what, "%s op=%s%s size=%zu pos=%u (slot byte %" PRIu64 ")", a->label, case_names[c],
              fetching ? "(fetch)" : "", size, pos, word_off - slot_off(me, a->how) + pos);
     doing("%s", what);
-    if (getenv("CONF_TMP_SKIP") && a->way == WAY_NET && op == REMORA_AMO_SWAP && !fetching && size >= 4) return; /*TMPHACK*/
     int st = remora_put(&a->m, word_off, init, 8);
     st = st == REMORA_OK ? remora_flush(&a->m) : st;
     if (!CHECK_ST(a->way, st, REMORA_OK, "%s: setting the word (put+flush)", what))
