@@ -80,13 +80,16 @@ static uint64_t group_key(const struct remora_win *w, const struct rank_info *ri
     return w->flavor == MPI_WIN_FLAVOR_SHARED ? ri[r].shm_key : ri[r].node_key;
 }
 
-static const struct remora_win *sort_w;
-static const struct rank_info *sort_ri;
+struct sort_ctx {
+    const struct remora_win *w;
+    const struct rank_info *ri;
+};
 
-static int by_group(const void *x, const void *y)
+static int by_group(const void *x, const void *y, void *arg)
 {
+    const struct sort_ctx *c = arg;
     int a = *(const int *)x, b = *(const int *)y;
-    uint64_t ka = group_key(sort_w, sort_ri, a), kb = group_key(sort_w, sort_ri, b);
+    uint64_t ka = group_key(c->w, c->ri, a), kb = group_key(c->w, c->ri, b);
     return ka != kb ? (ka < kb ? -1 : 1) : a - b;
 }
 
@@ -133,11 +136,8 @@ static struct remora_win_place *place_all(const struct remora_win *w, const stru
     }
     for (int r = 0; r < n; r++)
         order[r] = r;
-    static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER; /* qsort has no argument for its comparison */
-    pthread_mutex_lock(&sort_lock);
-    sort_w = w, sort_ri = ri;
-    qsort(order, (size_t)n, sizeof *order, by_group);
-    pthread_mutex_unlock(&sort_lock);
+    struct sort_ctx ctx = {w, ri};
+    qsort_r(order, (size_t)n, sizeof *order, by_group, &ctx);
     for (int i = 0, j; i < n; i = j) {
         for (j = i; j < n && group_key(w, ri, order[j]) == group_key(w, ri, order[i]); j++)
             ;
