@@ -69,7 +69,10 @@ function(engine_test name)
   endif()
 endfunction()
 
-# mtest_remora(<test> EXE <program> [OMPI_NP ...] [MPICH_NP ...] [ARGS ...])
+# mtest_remora(<test> EXE <program> [OMPI_NP ...] [MPICH_NP ...] [ARGS ...] [UCX_ARGS ...])
+# UCX_ARGS go first to the runs over UCX (remora-ucx, remora-nodes2), where
+# every atomic is emulated over TCP: e.g. fewer iterations (an mtest option
+# takes its first occurrence).
 # Also registers, with Open MPI at 4 ranks, the remora-nodes2 mode (two
 # simulated nodes of two ranks: mixed windows), and the remora-ucx mode
 # (every peer off-node, UCX over TCP loopback) at the smallest two of those rank counts that are >= 2, one for
@@ -83,7 +86,7 @@ endfunction()
 # with the older library side by side) and over 180 s beside its
 # remora-nodes2 twin under ctest -j2.
 function(mtest_remora name)
-  cmake_parse_arguments(A "" "EXE" "OMPI_NP;MPICH_NP;ARGS" ${ARGN})
+  cmake_parse_arguments(A "" "EXE" "OMPI_NP;MPICH_NP;ARGS;UCX_ARGS" ${ARGN})
   foreach(f openmpi mpich)
     if(f STREQUAL "openmpi")
       set(nps ${A_OMPI_NP})
@@ -108,11 +111,11 @@ function(mtest_remora name)
     endforeach()
     if(ucx_nps)
       remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-ucx NP ${ucx_nps}
-        ARGS ${A_ARGS} TIMEOUT 300 LABELS mpi3)
+        ARGS ${A_UCX_ARGS} ${A_ARGS} TIMEOUT 300 LABELS mpi3)
     endif()
     if(f STREQUAL "openmpi" AND 4 IN_LIST nps)
       remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-nodes2 NP 4
-        ARGS ${A_ARGS} TIMEOUT 300 LABELS mpi3)
+        ARGS ${A_UCX_ARGS} ${A_ARGS} TIMEOUT 300 LABELS mpi3)
     endif()
   endforeach()
 endfunction()

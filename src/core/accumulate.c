@@ -43,6 +43,17 @@ static void store_elem(void *p, size_t size, uint64_t v)
     }
 }
 
+/* An atomic load of the size-byte word at p (aligned). */
+static uint64_t load_word(const void *p, size_t size)
+{
+    switch (size) {
+    case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
+    case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+    case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+    default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+    }
+}
+
 /* One atomic on the element at off of m: inline CPU atomics when m is mapped here. */
 static inline int elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
                            uint64_t cmp, uint64_t *old)
@@ -106,28 +117,63 @@ static int integer_class(const struct remora_type_entry *e)
     return e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
 }
 
-/* ---- the accumulate lock ----------------------------------------------------- */
+/* ---- the stripe locks ------------------------------------------------------------- */
 
-static int acc_lock(struct remora_win *w, int target)
+/* Bit k of a target's ctrl.acc_stripes locks the positions p with
+ * p / STRIPE_BYTES % 64 == k: a call takes the bits of the bytes it touches
+ * in one compare-and-swap, all or none, so calls on other bytes go on
+ * (unless their stripes collide) and nothing deadlocks. */
+enum { STRIPE_BYTES = 256 };
+
+static uint64_t stripes_of(uint64_t lo, uint64_t hi)
+{
+    uint64_t first = lo / STRIPE_BYTES, last = (hi - 1) / STRIPE_BYTES, mask = 0;
+    if (last - first >= 63)
+        return ~(uint64_t)0;
+    for (uint64_t k = first; k <= last; k++)
+        mask |= (uint64_t)1 << (k % 64);
+    return mask;
+}
+
+static int stripes_lock(struct remora_win *w, int target, uint64_t mask)
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
-    uint64_t old;
+    uint64_t cur = 0, old;
     int st;
-    while ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK, REMORA_AMO_CSWAP, 1, 0, &old)) == REMORA_OK && old)
-        remora_backoff(&wt);
+    for (;;) {
+        if (cur & mask) { /* held: wait, then look again */
+            remora_backoff(&wt);
+            if ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &cur)) != REMORA_OK)
+                return st;
+            continue;
+        }
+        if ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_CSWAP, cur | mask, cur, &old)) !=
+                REMORA_OK ||
+            old == cur)
+            break;
+        cur = old;
+    }
     atomic_thread_fence(memory_order_acquire);
     return st;
 }
 
-static int acc_unlock(struct remora_win *w, int target)
+static int stripes_unlock(struct remora_win *w, int target, uint64_t mask)
 {
     atomic_thread_fence(memory_order_release);
     uint64_t old;
-    return remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK, REMORA_AMO_SWAP, 0, 0, &old);
+    return remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_AND, ~mask, 0, &old);
 }
 
-/* ---- the general case ---------------------------------------------------------- */
+/* ---- a call as pieces of target memory ------------------------------------------ */
+
+/* Bytes [pos, pos + len) of the target (a position: see struct remora_span),
+ * whole elements, that take the elements at byte `at` of the packed origin,
+ * compare and result arrays. */
+struct piece {
+    uint64_t pos, len;
+    size_t at;
+};
 
 struct acc {
     struct remora_win *w;
@@ -140,62 +186,37 @@ struct acc {
     size_t esz;                 /* bytes of one element in memory (its extent)           */
     int holes;                  /* elements have padding (MPI_DOUBLE_INT, ...): walk them
                                    one by one instead of as byte runs                    */
+    int integer;                /* the basic type is an integer (native atomic add)      */
     const char *origin;       /* origin elements, packed in typemap order (NULL for NO_OP) */
+    const char *compare;      /* MPI_Compare_and_swap: the compare element, else NULL      */
     char *result;             /* result elements, packed (NULL for MPI_Accumulate)         */
     const struct remora_dt *tt;
     MPI_Count tcount;
+    struct piece *p, one;     /* the pieces in typemap order (p == &one for a single one)   */
+    size_t np;
+    uint64_t lo, hi;          /* the positions they touch                                   */
 };
 
-/* t = t op o over len bytes of whole elements (under the accumulate lock). */
-static void combine(const struct acc *a, char *t, const char *o, size_t len)
+static int add_piece(struct acc *a, uint64_t pos, uint64_t len, size_t at, size_t *cap)
 {
-    if (a->op == REMORA_OP_REPLACE)
-        memcpy(t, o, len);
-    else if (a->op != REMORA_OP_NO_OP)
-        a->kernel(t, o, len / a->esz);
-}
-
-/* Under the accumulate lock: in place when the memory is mapped here; else
- * read, modify, write, each completed by a flush before the data is used and
- * before the lock is released. */
-static int locked_piece(const struct acc *a, uint64_t off, const char *o, char *r, size_t len)
-{
-    const struct remora_rmem *m = a->t.data;
-    char *t = remora_mapped(m, off);
-    if (t) {
-        if (r)
-            memcpy(r, t, len);
-        combine(a, t, o, len);
-        return REMORA_OK;
-    }
-    char *tmp = malloc(len);
-    if (!tmp)
-        return REMORA_ERR_NO_MEM;
-    int st = remora_get(m, off, tmp, len);
-    if (st == REMORA_OK)
-        st = remora_flush(m);
-    if (st == REMORA_OK) {
-        if (r)
-            memcpy(r, tmp, len);
-        if (a->op != REMORA_OP_NO_OP) {
-            combine(a, tmp, o, len);
-            st = remora_put(m, off, tmp, len);
-            if (st == REMORA_OK)
-                st = remora_flush(m);
+    if (a->np && a->p[a->np - 1].pos + a->p[a->np - 1].len == pos && a->p[a->np - 1].at + a->p[a->np - 1].len == at) {
+        a->p[a->np - 1].len += len; /* continues the last one on both sides */
+    } else {
+        if (a->np == *cap) {
+            size_t ncap = *cap * 2;
+            struct piece *np = a->p == &a->one ? malloc(sizeof *np * ncap) : realloc(a->p, sizeof *np * ncap);
+            if (!np)
+                return REMORA_ERR_NO_MEM;
+            if (a->p == &a->one)
+                np[0] = a->one;
+            a->p = np;
+            *cap = ncap;
         }
+        a->p[a->np++] = (struct piece){pos, len, at};
     }
-    free(tmp);
-    return st;
-}
-
-/* Elements update with atomics when every origin can (t->atomic), the
- * element size has them as one operation (a compare-and-swap loop of network
- * round trips per element costs more than the lock for a whole run) and the
- * element is aligned: the same choice at every origin, so an element is never
- * updated both ways. */
-static int atomic_mode(const struct remora_target *t, uint64_t off, size_t esz)
-{
-    return t->atomic && remora_amo_size_native(t->amo, esz) && (t->amo->base + off) % esz == 0;
+    a->lo = pos < a->lo ? pos : a->lo;
+    a->hi = pos + len > a->hi ? pos + len : a->hi;
+    return REMORA_OK;
 }
 
 /* Elements of a layout made of one basic type, one by one: the displacement
@@ -236,54 +257,459 @@ static void copy_element(char *dst, const char *src, const struct remora_dt *bt)
         memcpy(dst + bt->blocks[i].disp, src + bt->blocks[i].disp, (size_t)bt->blocks[i].len);
 }
 
-/* Update a run of whole elements of the target at off in its mode; *locked
- * tells whether we hold the accumulate lock (taken on first need). */
-static int update(const struct acc *a, uint64_t off, const char *o, char *r, size_t len, int integer, int *locked)
+/* The pieces of the target layout (a->p, a->np, a->lo, a->hi). */
+static int gather(struct acc *a)
 {
+    size_t cap = 1;
     int st = REMORA_OK;
-    if (atomic_mode(&a->t, off, a->esz)) {
-        int wait = a->w->acc_ordered; /* ordered accumulates: each complete before the next */
-        for (size_t i = 0; i < len && st == REMORA_OK; i += a->esz)
-            st = update_elem(a->t.amo, off + i, a->esz, a->op, a->kernel, integer, o ? o + i : NULL,
-                             r ? r + i : NULL, wait);
-        return st;
-    }
-    if (!*locked) {
-        if ((st = acc_lock(a->w, a->target)) != REMORA_OK)
-            return st;
-        *locked = 1;
-    }
-    return locked_piece(a, off, o, r, len);
-}
-
-/* Walk the target layout, updating each run of whole elements in its mode. */
-static int apply(const struct acc *a)
-{
-    int integer = integer_class(a->basic);
-    int locked = 0, err = 0;
+    a->p = &a->one;
+    a->np = 0;
+    a->lo = UINT64_MAX;
+    a->hi = 0;
     if (a->holes) {
         struct elems e;
         elems_init(&e, a->tt, a->tcount, a->bt);
         MPI_Aint d;
-        for (size_t k = 0; !err && elems_next(&e, &d); k++)
-            err = update(a, a->t.off + (uint64_t)d, a->origin ? a->origin + k * a->esz : NULL,
-                         a->result ? a->result + k * a->esz : NULL, a->esz, integer, &locked);
+        uint64_t len = (uint64_t)(a->bt->true_lb + a->bt->true_extent); /* its data ends there: no trailing padding */
+        for (size_t k = 0; st == REMORA_OK && elems_next(&e, &d); k++)
+            st = add_piece(a, a->t.off + (uint64_t)d, len, k * a->esz, &cap);
     } else {
         struct remora_dt_cursor c;
         remora_dt_cursor_init(&c, a->tt, a->tcount);
         MPI_Aint d, len;
-        size_t pos = 0;
-        while (!err && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-            err = update(a, a->t.off + (uint64_t)d, a->origin ? a->origin + pos : NULL,
-                         a->result ? a->result + pos : NULL, (size_t)len, integer, &locked);
-            pos += (size_t)len;
+        size_t at = 0;
+        while (st == REMORA_OK && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+            st = add_piece(a, a->t.off + (uint64_t)d, (uint64_t)len, at, &cap);
+            at += (size_t)len;
         }
     }
-    if (locked) {
-        int st = acc_unlock(a->w, a->target);
-        err = err ? err : st;
+    return st;
+}
+
+static void drop_pieces(struct acc *a)
+{
+    if (a->p != &a->one)
+        free(a->p);
+    a->p = &a->one;
+}
+
+/* t = t op o over the whole elements of a piece of len bytes (c: the compare
+ * element).  A piece of an element with holes ends with its data. */
+static void combine(const struct acc *a, char *t, const char *o, const char *c, size_t len)
+{
+    if (a->compare) {
+        if (memcmp(t, c, len) == 0)
+            memcpy(t, o, len);
+    } else if (a->op == REMORA_OP_REPLACE) {
+        memcpy(t, o, len);
+    } else if (a->op != REMORA_OP_NO_OP) {
+        a->kernel(t, o, (len + a->esz - 1) / a->esz);
     }
-    return remora_status_err(err, "accumulate at target %d", a->target);
+}
+
+/* ---- a call on an image of the bytes it touches ------------------------------------
+ *
+ * Whole-call atomicity.  Every update of target memory by a call that has
+ * atomics there (span->atomic) is made by compare-and-swaps of aligned units
+ * (16 bytes on memory mapped here when the CPU has a 16-byte
+ * compare-and-swap, else 8), or by a single atomic on an element.  A call
+ * whose bytes fit in one such unit (one element, or a few small ones) is that
+ * one atomic and takes no lock; every other call holds the stripes of its
+ * bytes for its whole duration.  So two calls on overlapping bytes are either
+ * serialised by the stripes, or one of them is a single atomic on a unit that
+ * the other reads and writes only as a whole: each sees the other's effect on
+ * its bytes entirely or not at all.  Memory without atomics for every origin
+ * has no lock-free calls: there the stripes alone serialise, and the bytes
+ * move by plain transfers.
+ *
+ * The call reads the units it touches into `cur` (a guess, unless read by one
+ * atomic load), applies itself to a copy `nxt`, and swaps each changed unit
+ * from cur to nxt; a unit that changed meanwhile (a lock-free call) comes back
+ * with its value, its segment is recomputed and swapped again.  Results are
+ * the values swapped out. */
+
+/* Consecutive unit-rounded bytes [lo, hi) of the call, at byte img of the images. */
+struct seg {
+    uint64_t lo, hi;
+    size_t img;
+};
+
+/* One aligned word of 1, 2, 4, 8 or 16 bytes, swapped as one. */
+struct unit {
+    uint64_t pos;
+    size_t size, img, seg;
+    const struct remora_span *s;
+    char *mapped;  /* its address here, or NULL: through the transport */
+    int exact;     /* cur holds a value the word really had (read atomically) */
+    int done;
+};
+
+struct image {
+    struct seg *seg;
+    size_t nseg;
+    struct unit *u;
+    size_t nu, capu;
+    unsigned char *cur, *nxt;
+};
+
+static void image_free(struct image *im)
+{
+    free(im->seg);
+    free(im->u);
+    free(im->cur);
+    im->seg = NULL, im->u = NULL, im->cur = NULL;
+}
+
+static int seg_cmp(const void *x, const void *y)
+{
+    const struct seg *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The segment holding pos. */
+static size_t seg_of(const struct image *im, uint64_t pos)
+{
+    size_t lo = 0, hi = im->nseg;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (im->seg[mid].lo <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The unit size of a span's atomics. */
+static size_t unit_of(const struct remora_span *s)
+{
+    return remora_mapped(s->amo, s->at) && remora_mapped_cas16_ok() ? 16 : 8;
+}
+
+/* Segments: every piece rounded out to `round`-aligned addresses (so that a
+ * lock-free call's word overlapping the piece lies inside), within the
+ * spans, merged. */
+static int plan(const struct acc *a, uint64_t round, struct image *im)
+{
+    const struct remora_span *sp = remora_target_spans(&a->t);
+    uint64_t first = sp[0].lo, last = sp[a->t.n - 1].hi;
+    uint64_t skew16 = (sp[0].amo->base + sp[0].at - sp[0].lo) % 16; /* address - position, mod 16 */
+    uint64_t skew = skew16 % round;
+    if (!(im->seg = malloc(sizeof *im->seg * a->np)))
+        return REMORA_ERR_NO_MEM;
+    for (size_t i = 0; i < a->np; i++) {
+        uint64_t al = (a->p[i].pos + skew) / round * round;
+        uint64_t lo = al < first + skew ? first : al - skew;
+        uint64_t hi = (a->p[i].pos + a->p[i].len + skew + round - 1) / round * round - skew;
+        im->seg[i] = (struct seg){lo < first ? first : lo, hi > last ? last : hi, 0};
+    }
+    if (a->np > 1)
+        qsort(im->seg, a->np, sizeof *im->seg, seg_cmp);
+    size_t n = 0, img = 0;
+    for (size_t i = 0; i < a->np; i++) {
+        if (n && im->seg[i].lo <= im->seg[n - 1].hi) {
+            if (im->seg[i].hi > im->seg[n - 1].hi)
+                im->seg[n - 1].hi = im->seg[i].hi;
+        } else {
+            im->seg[n++] = im->seg[i];
+        }
+    }
+    for (size_t i = 0; i < n; i++) { /* image bytes aligned as the target's (kernels may need it) */
+        img = (img + 15) / 16 * 16 + (im->seg[i].lo + skew16) % 16;
+        im->seg[i].img = img;
+        img += im->seg[i].hi - im->seg[i].lo;
+    }
+    im->nseg = n;
+    img = (img + 15) / 16 * 16;
+    if (!(im->cur = malloc(2 * img + 1)))
+        return REMORA_ERR_NO_MEM;
+    im->nxt = im->cur + img;
+    return REMORA_OK;
+}
+
+static int add_unit(struct image *im, const struct unit *u)
+{
+    if (im->nu == im->capu) {
+        size_t cap = im->capu ? 2 * im->capu : 16;
+        struct unit *n = realloc(im->u, sizeof *n * cap);
+        if (!n)
+            return REMORA_ERR_NO_MEM;
+        im->u = n;
+        im->capu = cap;
+    }
+    im->u[im->nu++] = *u;
+    return REMORA_OK;
+}
+
+/* The parts of segment k in each span: units where the span has atomics
+ * (each unit-aligned stretch as its largest aligned words), read into cur;
+ * plain bytes elsewhere, read when `read_plain`. */
+static int read_segment(const struct acc *a, struct image *im, size_t k, int read_plain, int *flush_plain)
+{
+    const struct seg *g = &im->seg[k];
+    for (uint64_t pos = g->lo; pos < g->hi;) {
+        const struct remora_span *s = remora_target_span_at(&a->t, pos);
+        uint64_t end = s->hi < g->hi ? s->hi : g->hi;
+        unsigned char *img = im->cur + g->img + (pos - g->lo);
+        if (!s->atomic) {
+            if (read_plain) {
+                char *m = remora_mapped(s->data, pos - s->lo + s->at);
+                if (m) {
+                    memcpy(img, m, end - pos);
+                } else {
+                    int st = remora_get(s->data, pos - s->lo + s->at, img, end - pos);
+                    if (st != REMORA_OK)
+                        return st;
+                    *flush_plain = 1;
+                }
+            }
+            pos = end;
+            continue;
+        }
+        size_t umax = unit_of(s);
+        for (uint64_t q = pos; q < end;) {
+            uint64_t off = q - s->lo + s->at;
+            size_t size = umax;
+            while (size > 1 && ((s->amo->base + off) % size || q + size > end))
+                size /= 2;
+            struct unit u = {q, size, g->img + (q - g->lo), k, s, remora_mapped(s->amo, off), 0, 0};
+            if (u.mapped && size <= 8) { /* one atomic load: exact */
+                store_elem(im->cur + u.img, size, load_word(u.mapped, size));
+                u.exact = 1;
+            } else if (u.mapped) {       /* a guess, checked by the swap */
+                uint64_t v[2] = {load_word(u.mapped, 8), load_word(u.mapped + 8, 8)};
+                memcpy(im->cur + u.img, v, 16);
+            }                            /* through the transport: read by the first batch */
+            int st = add_unit(im, &u);
+            if (st != REMORA_OK)
+                return st;
+            q += size;
+        }
+        pos = end;
+    }
+    return REMORA_OK;
+}
+
+/* nxt = cur with the call applied, for segment k (or every segment: k == SIZE_MAX). */
+static void compute(const struct acc *a, struct image *im, size_t k)
+{
+    if (k == SIZE_MAX)
+        memcpy(im->nxt, im->cur, (size_t)(im->nxt - im->cur));
+    else
+        memcpy(im->nxt + im->seg[k].img, im->cur + im->seg[k].img, im->seg[k].hi - im->seg[k].lo);
+    for (size_t i = 0; i < a->np; i++) {
+        const struct piece *p = &a->p[i];
+        size_t g = seg_of(im, p->pos);
+        if (k != SIZE_MAX && g != k)
+            continue;
+        combine(a, (char *)im->nxt + im->seg[g].img + (p->pos - im->seg[g].lo), a->origin ? a->origin + p->at : NULL,
+                a->compare ? a->compare + p->at : NULL, p->len);
+    }
+}
+
+/* Whether unit u must still be swapped: its value is a guess, or must change. */
+static int pending(const struct image *im, const struct unit *u)
+{
+    return !u->done && !(u->exact && memcmp(im->cur + u->img, im->nxt + u->img, u->size) == 0);
+}
+
+/* Units reached through the transport, from i on, in batches of one span's
+ * units in flight together: with `first`, the first access to each unit (a
+ * swap of the new value into a unit the call replaces whole, else an atomic
+ * read); otherwise a compare-and-swap from cur to nxt.  Returns the index
+ * after the batch; sets *again when units came back changed. */
+static size_t net_batch(const struct acc *a, struct image *im, const unsigned char *whole, size_t i, int first,
+                        int *again, int *st)
+{
+    struct remora_amo_req rq[64];
+    size_t ib[64], nb = 0, j = i;
+    const struct remora_span *s = im->u[i].s;
+    for (; j < im->nu && nb < 64 && im->u[j].s == s && !im->u[j].mapped; j++) {
+        struct unit *v = &im->u[j];
+        if (first ? v->done || v->exact : !pending(im, v))
+            continue;
+        struct remora_amo_req r = {v->pos - s->lo + s->at, v->size, REMORA_AMO_CSWAP,
+                                   load_elem(im->nxt + v->img, v->size), load_elem(im->cur + v->img, v->size), 0};
+        if (first) {
+            int replace = whole && memchr(whole + v->img, 0, v->size) == NULL;
+            r.op = replace ? REMORA_AMO_SWAP : REMORA_AMO_ADD;
+            r.operand = replace ? r.operand : 0;
+        }
+        rq[nb] = r;
+        ib[nb++] = j;
+    }
+    if (nb && (*st = remora_amov(s->amo, rq, nb)) != REMORA_OK)
+        return j;
+    for (size_t b = 0; b < nb; b++) {
+        struct unit *v = &im->u[ib[b]];
+        int matched = rq[b].op == REMORA_AMO_SWAP || (rq[b].op == REMORA_AMO_CSWAP && rq[b].fetched == rq[b].compare);
+        store_elem(im->cur + v->img, v->size, rq[b].fetched);
+        v->exact = 1;
+        v->done = matched;
+        if (!matched && rq[b].op == REMORA_AMO_CSWAP)
+            *again = 1;
+        if (!matched)
+            compute(a, im, v->seg);
+    }
+    return j;
+}
+
+/* Swap every unit that must change (or whose value is only a guess) from
+ * cur to nxt, recomputing segments whose units changed meanwhile, until all
+ * are swapped.  whole: image bytes the call replaces (REPLACE), or NULL. */
+static int swap_units(const struct acc *a, struct image *im, const unsigned char *whole)
+{
+    int st = REMORA_OK, again = 0;
+    for (size_t i = 0; i < im->nu && st == REMORA_OK;) /* the transport's units: first access */
+        i = im->u[i].mapped ? i + 1 : net_batch(a, im, whole, i, 1, &again, &st);
+    do {
+        again = 0;
+        for (size_t i = 0; i < im->nu && st == REMORA_OK;) {
+            struct unit *u = &im->u[i];
+            if (!pending(im, u)) {
+                u->done = 1;
+                i++;
+                continue;
+            }
+            if (!u->mapped) {
+                i = net_batch(a, im, NULL, i, 0, &again, &st);
+                continue;
+            }
+            unsigned char *c = im->cur + u->img, *n = im->nxt + u->img;
+            int ok;
+            if (u->size == 16) {
+                uint64_t e[2], want[2];
+                memcpy(e, c, 16);
+                memcpy(want, n, 16);
+                ok = remora_mapped_cas16(u->mapped, e, want);
+                memcpy(c, e, 16);
+            } else {
+                uint64_t cmp = load_elem(c, u->size);
+                uint64_t old = remora_mapped_amo(u->mapped, u->size, REMORA_AMO_CSWAP, load_elem(n, u->size), cmp);
+                ok = old == cmp;
+                store_elem(c, u->size, old);
+            }
+            u->exact = 1;
+            u->done = ok;
+            if (!ok)
+                again = 1, compute(a, im, u->seg);
+            i++;
+        }
+    } while (again && st == REMORA_OK);
+    return st;
+}
+
+/* Write the pieces' bytes of spans without atomics from nxt (under the stripes). */
+static int write_plain(const struct acc *a, struct image *im, int *flush_plain)
+{
+    for (size_t i = 0; i < a->np; i++) {
+        const struct piece *p = &a->p[i];
+        const struct seg *g = &im->seg[seg_of(im, p->pos)];
+        for (uint64_t pos = p->pos, end = p->pos + p->len; pos < end;) {
+            const struct remora_span *s = remora_target_span_at(&a->t, pos);
+            uint64_t stop = s->hi < end ? s->hi : end;
+            if (!s->atomic) {
+                int st = remora_put(s->data, pos - s->lo + s->at, im->nxt + g->img + (pos - g->lo), stop - pos);
+                if (st != REMORA_OK)
+                    return st;
+                *flush_plain |= !remora_mapped(s->data, 0);
+            }
+            pos = stop;
+        }
+    }
+    return REMORA_OK;
+}
+
+/* The call on its image, with units of at most `round` bytes. */
+static int run_image(const struct acc *a, uint64_t round)
+{
+    struct image im = {0};
+    int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare, flush_plain = 0;
+    int read_plain = fetch || a->compare || (a->op != REMORA_OP_REPLACE && a->op != REMORA_OP_NO_OP);
+    int st = plan(a, round, &im);
+    for (size_t k = 0; st == REMORA_OK && k < im.nseg; k++)
+        st = read_segment(a, &im, k, read_plain, &flush_plain);
+    if (st == REMORA_OK && flush_plain) /* the plain bytes read */
+        st = remora_flush(remora_target_spans(&a->t)[0].data);
+    flush_plain = 0;
+    unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units through the transport are swapped in whole) */
+    if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch &&
+        (whole = calloc(1, (size_t)(im.nxt - im.cur)))) {
+        for (size_t i = 0; i < a->np; i++) {
+            const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
+            memset(whole + g->img + (a->p[i].pos - g->lo), 1, a->p[i].len);
+        }
+    }
+    if (st == REMORA_OK) {
+        compute(a, &im, SIZE_MAX);
+        st = swap_units(a, &im, whole);
+    }
+    free(whole);
+    if (st == REMORA_OK && writes)
+        st = write_plain(a, &im, &flush_plain);
+    if (st == REMORA_OK && flush_plain)
+        st = remora_flush(remora_target_spans(&a->t)[0].data);
+    for (size_t i = 0; st == REMORA_OK && fetch && i < a->np; i++) {
+        const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
+        memcpy(a->result + a->p[i].at, im.cur + g->img + (a->p[i].pos - g->lo), a->p[i].len);
+    }
+    image_free(&im);
+    return st;
+}
+
+/* The one word of a lock-free call: the smallest aligned word of a size the
+ * span's atomics do as one operation (16 bytes: a 16-byte compare-and-swap
+ * here) holding [lo, hi) inside the span, or 0 when there is none. */
+static size_t lock_free_word(const struct acc *a)
+{
+    if (a->t.n != 1 || !a->t.few[0].atomic)
+        return 0;
+    const struct remora_span *s = &a->t.few[0];
+    uint64_t base = s->amo->base + s->at - s->lo; /* address of position 0 as the transport sees it */
+    for (size_t size = 1; size <= 16; size *= 2) {
+        uint64_t lo = a->lo / size * size;
+        if (a->hi - lo > size || (base + lo) % size || lo < s->lo || lo + size > s->hi)
+            continue;
+        if (size == 16 ? remora_mapped(s->amo, s->at) && remora_mapped_cas16_ok() : remora_amo_size_native(s->amo, size))
+            return size;
+    }
+    return 0;
+}
+
+/* The call, after every check: one atomic when it can be, else under the
+ * stripes of its bytes. */
+static int run(struct acc *a)
+{
+    int st = gather(a);
+    if (st != REMORA_OK)
+        return st;
+    size_t word = lock_free_word(a);
+    const struct remora_span *s = &a->t.few[0];
+    if (word && a->np == 1 && a->p[0].len == a->esz && word == a->esz && word <= 8) {
+        /* one element, one atomic */
+        uint64_t off = a->lo - s->lo + s->at;
+        if (a->compare) {
+            uint64_t old;
+            st = elem_amo(s->amo, off, word, REMORA_AMO_CSWAP, load_elem(a->origin, word), load_elem(a->compare, word),
+                          &old);
+            if (st == REMORA_OK)
+                store_elem(a->result, word, old);
+        } else {
+            st = update_elem(s->amo, off, word, a->op, a->kernel, a->integer, a->origin, a->result,
+                             a->w->acc_ordered);
+        }
+    } else if (word) {
+        st = run_image(a, word);
+    } else {
+        uint64_t mask = stripes_of(a->lo, a->hi);
+        if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
+            st = run_image(a, 16);
+            int st2 = stripes_unlock(a->w, a->target, mask);
+            st = st != REMORA_OK ? st : st2;
+        }
+    }
+    drop_pieces(a);
+    return st;
 }
 
 /* Elements of (buf, count, t) as an array of elements (stride a->esz) in
@@ -334,35 +760,30 @@ static int basic_of(const struct remora_dt *t, const struct remora_type_entry **
     return MPI_SUCCESS;
 }
 
-/* The fast path: one predefined type of 1, 2, 4 or 8 bytes without holes on
- * every side, as many elements on each, to a target mapped here in atomic
- * mode, inside an epoch, in range: CPU atomics straight away, no layouts.
- * Returns MPI_SUCCESS or an error class, or -1 for the general case. */
+/* The fast path: one element of a predefined type of 1, 2, 4 or 8 bytes
+ * without holes, the same type on every side, to a target mapped here whose
+ * memory every origin reaches with atomics, aligned, inside an epoch, in
+ * range: one CPU atomic straight away, no layouts, no lock.  Returns
+ * MPI_SUCCESS or an error class, or -1 for the general case. */
 static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
                            void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
                            MPI_Count tcount, MPI_Datatype ttype, enum remora_op op)
 {
-    if (tcount <= 0 || tcount > INT_MAX || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != tcount)) ||
-        (raddr && (rtype != ttype || rcount != tcount)))
+    if (tcount != 1 || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != 1)) ||
+        (raddr && (rtype != ttype || rcount != 1)))
         return -1;
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
-    if (!e || e->size != e->extent || !remora_fast_span(w, (uint64_t)tcount * e->size, target, tdisp, &t))
+    if (!e || e->size != e->extent || !remora_amo_size_valid(e->size) || !remora_fast_span(w, e->size, target, tdisp, &t))
         return -1;
     const struct remora_reach *x = &w->reach[target];
     uint64_t off = (uint64_t)(t - w->peers[target].base);
-    struct remora_target tg = {&x->data, &x->amo, off, w->peers[target].acc_atomic};
-    if (!remora_mapped(&x->amo, 0) || !atomic_mode(&tg, off, e->size))
+    if (!w->peers[target].acc_atomic || !remora_mapped(&x->amo, 0) || (x->amo.base + off) % e->size)
         return -1;
     if (!remora_op_allowed(op, e))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
-    remora_reduce_fn kernel = remora_reduce_kernel(op, e);
-    int integer = integer_class(e);
-    const char *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
-    char *r = raddr;
-    for (MPI_Count i = 0; i < tcount; i++)
-        update_elem(&x->amo, off + (uint64_t)i * e->size, e->size, op, kernel, integer, o ? o + i * e->size : NULL,
-                    r ? r + i * e->size : NULL, 0);
+    update_elem(&x->amo, off, e->size, op, remora_reduce_kernel(op, e), integer_class(e),
+                op == REMORA_OP_NO_OP ? NULL : oaddr, raddr, 0);
     return MPI_SUCCESS;
 }
 
@@ -390,46 +811,57 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     struct acc a = {.w = w, .target = target, .op = (enum remora_op)opid, .tcount = tcount};
     const struct remora_dt *ot = NULL, *rt = NULL;
     const struct remora_type_entry *tb, *b;
-    if ((rc = remora_dt_get(ttype, &a.tt)) != MPI_SUCCESS || (rc = basic_of(a.tt, &tb)) != MPI_SUCCESS)
+    if ((rc = remora_dt_get(ttype, &a.tt)) != MPI_SUCCESS)
         return remora_err(rc, "target datatype");
+    if (opid != REMORA_OP_NO_OP && (rc = remora_dt_get(otype, &ot)) != MPI_SUCCESS)
+        return remora_err(rc, "origin datatype");
+    if (raddr && (rc = remora_dt_get(rtype, &rt)) != MPI_SUCCESS)
+        return remora_err(rc, "result datatype");
     MPI_Aint bytes = (MPI_Aint)(tcount * a.tt->size);
-    if (opid != REMORA_OP_NO_OP) {
-        if ((rc = remora_dt_get(otype, &ot)) != MPI_SUCCESS || (rc = basic_of(ot, &b)) != MPI_SUCCESS)
-            return remora_err(rc, "origin datatype");
-        if (b->handle != tb->handle || ocount * ot->size != bytes)
-            return remora_err(MPI_ERR_TYPE, "origin and target differ in basic type or amount");
+    if ((ot && ocount * ot->size != bytes) || (rt && rcount * rt->size != bytes))
+        return remora_err(MPI_ERR_TYPE, "origin, result and target hold different amounts of data");
+    if (bytes == 0) { /* nothing to move: a no-op inside an epoch, if the types agree */
+        MPI_Datatype bt = a.tt->basic;
+        if (bt != MPI_DATATYPE_NULL && ((ot && ot->basic != MPI_DATATYPE_NULL && ot->basic != bt) ||
+                                        (rt && rt->basic != MPI_DATATYPE_NULL && rt->basic != bt)))
+            return remora_err(MPI_ERR_TYPE, "origin, result and target differ in basic type");
+        if ((rc = remora_rma_target(w, target, tdisp, a.tt, 0, &a.t)) == MPI_SUCCESS)
+            remora_target_release(&a.t);
+        return rc;
     }
-    if (raddr) {
-        if ((rc = remora_dt_get(rtype, &rt)) != MPI_SUCCESS || (rc = basic_of(rt, &b)) != MPI_SUCCESS)
-            return remora_err(rc, "result datatype");
-        if (b->handle != tb->handle || rcount * rt->size != bytes)
-            return remora_err(MPI_ERR_TYPE, "result and target differ in basic type or amount");
-    }
+    if ((rc = basic_of(a.tt, &tb)) != MPI_SUCCESS)
+        return remora_err(rc, "target datatype");
+    if (ot && ((rc = basic_of(ot, &b)) != MPI_SUCCESS || b->handle != tb->handle))
+        return remora_err(rc ? rc : MPI_ERR_TYPE, "origin and target differ in basic type");
+    if (rt && ((rc = basic_of(rt, &b)) != MPI_SUCCESS || b->handle != tb->handle))
+        return remora_err(rc ? rc : MPI_ERR_TYPE, "result and target differ in basic type");
     a.basic = tb;
     a.esz = tb->extent;
     a.holes = tb->size != tb->extent;
+    a.integer = integer_class(tb);
     if ((rc = remora_dt_get(tb->handle, &a.bt)) != MPI_SUCCESS)
         return remora_err(rc, "basic datatype");
     if (!remora_op_allowed(a.op, tb))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
     a.kernel = remora_reduce_kernel(a.op, tb);
-    if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.t)) != MPI_SUCCESS || bytes == 0)
+    if ((rc = remora_rma_target(w, target, tdisp, a.tt, tcount, &a.t)) != MPI_SUCCESS)
         return rc;
 
     size_t nelem = (size_t)(bytes / tb->size);
     char *otmp = NULL, *rtmp = NULL;
-    if (ot && !(a.origin = element_array(&a, oaddr, ocount, ot, nelem, 1, &otmp)))
-        return remora_err(MPI_ERR_NO_MEM, "%zu elements", nelem);
-    if (rt && !(a.result = element_array(&a, raddr, rcount, rt, nelem, 0, &rtmp))) {
+    if ((ot && !(a.origin = element_array(&a, oaddr, ocount, ot, nelem, 1, &otmp))) ||
+        (rt && !(a.result = element_array(&a, raddr, rcount, rt, nelem, 0, &rtmp)))) {
         free(otmp);
+        remora_target_release(&a.t);
         return remora_err(MPI_ERR_NO_MEM, "%zu elements", nelem);
     }
-    rc = apply(&a);
-    if (rc == MPI_SUCCESS && rtmp)
+    int st = run(&a);
+    if (st == REMORA_OK && rtmp)
         convey(&a, raddr, rcount, rt, rtmp, 1);
     free(otmp);
     free(rtmp);
-    return rc;
+    remora_target_release(&a.t);
+    return remora_status_err(st, "accumulate at target %d", target);
 }
 
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
@@ -448,35 +880,14 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
         return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
+    struct acc a = {.w = w, .target = target, .op = REMORA_OP_REPLACE, .basic = e, .esz = e->extent, .tcount = 1,
+                    .origin = oaddr, .compare = caddr, .result = raddr};
     int rc = remora_check_target(w, target);
-    const struct remora_dt *dt;
-    struct remora_target t;
-    if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &dt)) == MPI_SUCCESS)
-        rc = remora_rma_target(w, target, tdisp, dt, 1, &t);
+    if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &a.tt)) == MPI_SUCCESS)
+        rc = remora_rma_target(w, target, tdisp, a.tt, 1, &a.t);
     if (rc != MPI_SUCCESS)
         return rc;
-    int st;
-    if (atomic_mode(&t, t.off, e->size)) {
-        uint64_t old;
-        st = elem_amo(t.amo, t.off, e->size, REMORA_AMO_CSWAP, load_elem(oaddr, e->size), load_elem(caddr, e->size),
-                      &old);
-        if (st == REMORA_OK)
-            store_elem(raddr, e->size, old);
-        return remora_status_err(st, "compare-and-swap at target %d", target);
-    }
-    unsigned char cur[16];
-    if ((st = acc_lock(w, target)) != REMORA_OK)
-        return remora_status_err(st, "compare-and-swap at target %d", target);
-    st = remora_get(t.data, t.off, cur, e->size);
-    if (st == REMORA_OK)
-        st = remora_flush(t.data);
-    if (st == REMORA_OK && memcmp(cur, caddr, e->size) == 0) {
-        st = remora_put(t.data, t.off, oaddr, e->size);
-        if (st == REMORA_OK)
-            st = remora_flush(t.data);
-    }
-    int st2 = acc_unlock(w, target);
-    if (st == REMORA_OK)
-        memcpy(raddr, cur, e->size);
-    return remora_status_err(st != REMORA_OK ? st : st2, "compare-and-swap at target %d", target);
+    int st = run(&a);
+    remora_target_release(&a.t);
+    return remora_status_err(st, "compare-and-swap at target %d", target);
 }

@@ -1,20 +1,22 @@
 /* Accumulates and atomics: MPI_Accumulate, MPI_Get_accumulate,
  * MPI_Fetch_and_op, MPI_Compare_and_swap.
  *
- * Element-wise atomicity.  Each target element is updated in one of two modes,
- * chosen by properties every origin sees alike, so one element is never
- * updated in both:
- *   atomic  the transport's atomics on the target's `amo` memory (CPU atomics
- *           inline when it is mapped here, network atomics across nodes):
- *           single-operation atomics (add, and, or, xor, swap) or a
- *           compare-and-swap loop around the reduction kernel, for elements
- *           whose size the transport does in one operation, aligned to it,
- *           on memory where every origin has atomics;
- *   locked  under the target's accumulate lock (ctrl.acc_lock): everything
- *           else, read-modify-write through the `data` memory, in place when
- *           it is mapped here, else get, flush, put, flush.
- * Fetching calls (results) and accumulate_ordering other than "none" wait for
- * each atomic; otherwise network atomics complete at the next flush. */
+ * Each call is atomic as a whole with respect to every other call of these
+ * on overlapping bytes of the window, whatever their types (more than the
+ * standard's per-element atomicity: programs rely on it):
+ *   lock-free  a call whose bytes fit in one aligned word that the target
+ *              memory's atomics update at once (1-8 bytes, 16 on memory
+ *              mapped here with a 16-byte compare-and-swap) is one atomic:
+ *              the element's own (add, and, or, xor, swap, compare-and-swap)
+ *              or a compare-and-swap of the word;
+ *   striped    every other call holds the stripe locks of its bytes
+ *              (ctrl.acc_stripes) while it compare-and-swaps each unit it
+ *              changes (memory with atomics) or gets and puts the bytes
+ *              (memory some origin reaches without atomics).
+ * See accumulate.c for why the two kinds never see each other half done.
+ * Lock-free non-fetching calls complete at the next flush when
+ * accumulate_ordering is "none", else at once; striped calls are complete
+ * when they return. */
 #ifndef REMORA_CORE_ACCUMULATE_H
 #define REMORA_CORE_ACCUMULATE_H
 

@@ -313,6 +313,12 @@ static int decode_one(const struct contents *c, struct builder *B)
     default:
         rc = MPI_ERR_TYPE;
     }
+    /* the child's leaves even when repeated 0 times: a type of size 0 still
+     * has a basic type (accumulates compare them) */
+    if (ch.mixed)
+        B->mixed = 1;
+    if (ch.basic != MPI_DATATYPE_NULL)
+        note_leaf(B, ch.basic);
     builder_free(&ch);
     return rc;
 }

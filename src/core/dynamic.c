@@ -313,45 +313,59 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
     return REMORA_OK;
 }
 
-int remora_dyn_resolve(struct remora_win *w, int target, uint64_t addr, uint64_t lo, uint64_t len,
-                       struct remora_target *t)
+/* The region holding addr, unpacked (c->lock held): *k, or NULL when no
+ * region holds it. */
+static int region_at(struct remora_win *w, int target, struct target_cache *c, uint64_t addr, uint64_t epoch,
+                     struct known_region **k)
+{
+    const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(&w->reach[target].dyn, 0);
+    struct remora_dyn_region copy;
+    const struct remora_dyn_region *r = NULL;
+    int st = REMORA_OK;
+    *k = NULL;
+    if (mapped) {
+        r = find_mapped(w, mapped, addr, &copy) ? &copy : NULL;
+    } else {
+        r = c->epoch == epoch ? find_cached(c, addr) : NULL;
+        if (!r && (st = read_remote(w, &w->reach[target].dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
+            c->epoch = epoch;
+            r = find_cached(c, addr);
+        }
+    }
+    return r && st == REMORA_OK ? known(w, target, c, r, k) : st;
+}
+
+int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t len, struct remora_target *t)
 {
     struct remora_dyn_net *d = dyn_state(w);
     if (!d)
         return remora_err(MPI_ERR_NO_MEM, "a dynamic window's region caches");
     struct target_cache *c = &d->cache[target];
-    const struct remora_rmem *dyn = &w->reach[target].dyn;
-    const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(dyn, 0);
     uint64_t epoch = atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1;
-    struct remora_dyn_region copy;
-    const struct remora_dyn_region *r = NULL;
+    uint64_t pos = lo, end = lo + len;
     struct known_region *k = NULL;
-    int st = REMORA_OK;
+    int st = REMORA_OK, unmappable = 0;
     pthread_mutex_lock(&c->lock);
-    if (mapped) {
-        r = find_mapped(w, mapped, lo, &copy) ? &copy : NULL;
-    } else {
-        r = c->epoch == epoch ? find_cached(c, lo) : NULL;
-        if (!r && (st = read_remote(w, dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
-            c->epoch = epoch;
-            r = find_cached(c, lo);
-        }
+    while (pos < end && (st = region_at(w, target, c, pos, epoch, &k)) == REMORA_OK && k) {
+        uint64_t rend = k->r.base + k->r.size;
+        struct remora_span s = {pos, rend < end ? rend : end, &k->data, &k->amo, pos - k->r.base,
+                                k->r.atomic && k->amo.tp->amo_sizes};
+        if ((unmappable = k->r.atomic && !s.atomic)) /* the others use atomics on it: we must not lock instead */
+            break;
+        if ((st = remora_target_add(t, &s)) != REMORA_OK)
+            break;
+        pos = s.hi;
     }
-    if (r && len <= r->base + r->size - lo)
-        st = known(w, target, c, r, &k);
     pthread_mutex_unlock(&c->lock);
+    if (st == REMORA_OK && !unmappable && pos == end)
+        return MPI_SUCCESS;
+    remora_target_release(t);
     if (st != REMORA_OK)
         return remora_status_err(st, "reaching a region attached at target %d", target);
-    if (!k)
-        return remora_err(MPI_ERR_RMA_RANGE, "bytes [%#llx, +%llu) are not in a region attached at target %d",
-                          (unsigned long long)lo, (unsigned long long)len, target);
-    t->data = &k->data;
-    t->amo = &k->amo;
-    t->off = addr - k->r.base;
-    t->atomic = k->r.atomic && k->amo.tp->amo_sizes;
-    if (k->r.atomic && !t->atomic) /* the others use atomics on it: we must not lock instead */
+    if (unmappable)
         return remora_err(MPI_ERR_OTHER, "cannot map the memory of a region attached at target %d", target);
-    return MPI_SUCCESS;
+    return remora_err(MPI_ERR_RMA_RANGE, "bytes [%#llx, +%llu) are not in regions attached at target %d (byte %#llx is not)",
+                      (unsigned long long)lo, (unsigned long long)len, target, (unsigned long long)pos);
 }
 
 void remora_dyn_free(struct remora_win *w)

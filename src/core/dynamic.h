@@ -43,11 +43,10 @@ size_t remora_dyn_table_bytes(uint32_t cap);
 int remora_win_attach(struct remora_win *w, void *base, MPI_Aint size);
 int remora_win_detach(struct remora_win *w, const void *base);
 
-/* [lo, lo+len) must lie in one region attached at target: then *t is the
- * target as this access reaches it, its buffer at address `addr`.
+/* Every byte of [lo, lo+len) must lie in regions attached at target (one
+ * or several back to back): then t's spans are those regions' parts.
  * MPI_ERR_RMA_RANGE otherwise. */
-int remora_dyn_resolve(struct remora_win *w, int target, uint64_t addr, uint64_t lo, uint64_t len,
-                       struct remora_target *t);
+int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t len, struct remora_target *t);
 
 /* Region keys and caches; freed with the window. */
 void remora_dyn_free(struct remora_win *w);

@@ -2,6 +2,7 @@
  * memory (through the transport's vectored transfers), and every error the
  * standard names.  The fast path is in rma.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -35,24 +36,51 @@ static int covered(const struct remora_dt *t, MPI_Count count, __int128 *lo, __i
     return 1;
 }
 
+int remora_target_add(struct remora_target *t, const struct remora_span *s)
+{
+    if (t->n < REMORA_TARGET_SPANS) {
+        t->few[t->n++] = *s;
+        return REMORA_OK;
+    }
+    if (t->n == REMORA_TARGET_SPANS || !(t->n & (t->n - 1))) { /* grow at powers of two */
+        struct remora_span *m = realloc(t->n == REMORA_TARGET_SPANS ? NULL : t->many, sizeof *m * (size_t)t->n * 2);
+        if (!m)
+            return REMORA_ERR_NO_MEM;
+        if (t->n == REMORA_TARGET_SPANS)
+            memcpy(m, t->few, sizeof t->few);
+        t->many = m;
+    }
+    t->many[t->n++] = *s;
+    return REMORA_OK;
+}
+
+void remora_target_release(struct remora_target *t)
+{
+    if (t->n > REMORA_TARGET_SPANS)
+        free(t->many);
+    t->n = 0;
+}
+
 int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
                       struct remora_target *t)
 {
     const struct remora_peer *p = &w->peers[target];
+    t->n = 0;
     if (!remora_epoch_allows(w, p))
         return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
     __int128 lo, hi, base = (__int128)tdisp * p->disp_unit;
-    int any = covered(tt, tcount, &lo, &hi);
+    t->off = (uint64_t)base;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && base < 0)
+        return remora_err(MPI_ERR_RMA_RANGE, "negative displacement %lld at target %d", (long long)tdisp, target);
+    if (!covered(tt, tcount, &lo, &hi)) /* no byte is accessed: no range to check */
+        return MPI_SUCCESS;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* displacements are addresses */
-        return any ? remora_dyn_resolve(w, target, (uint64_t)base, (uint64_t)(base + lo), (uint64_t)(hi - lo), t)
-                   : MPI_SUCCESS;
+        return remora_dyn_resolve(w, target, (uint64_t)(base + lo), (uint64_t)(hi - lo), t);
     if (base + lo < 0 || base + hi > (__int128)p->size)
         return remora_err(MPI_ERR_RMA_RANGE, "bytes [%lld, %lld) of target %d are outside its window (%llu bytes)",
                           (long long)(base + lo), (long long)(base + hi), target, (unsigned long long)p->size);
-    t->data = &w->reach[target].data;
-    t->amo = &w->reach[target].amo;
-    t->off = (uint64_t)base;
-    t->atomic = p->acc_atomic;
+    struct remora_span s = {0, p->size, &w->reach[target].data, &w->reach[target].amo, 0, p->acc_atomic};
+    remora_target_add(t, &s);
     return MPI_SUCCESS;
 }
 
@@ -84,8 +112,10 @@ static int check(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Dataty
         return remora_err(MPI_ERR_TYPE, "origin holds %lld bytes, target %lld", (long long)obytes, (long long)tbytes);
     if ((rc = remora_rma_target(w, target, tdisp, op->tt, tcount, &op->t)) != MPI_SUCCESS)
         return rc;
-    if (obytes == 0)
+    if (obytes == 0) {
+        remora_target_release(&op->t);
         return -1;
+    }
     op->origin = oaddr;
     op->ocount = ocount;
     op->tcount = tcount;
@@ -93,10 +123,12 @@ static int check(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-/* Moving the pieces: collected into batches of vectored transfers. */
+/* Moving the pieces: collected into batches of vectored transfers, one
+ * batch per span (a piece crossing spans is split). */
 struct mover {
     const struct rma_op *op;
     int put;
+    const struct remora_span *span; /* of the batch */
     size_t nv;
     struct remora_iov v[IOV_BATCH];
 };
@@ -105,7 +137,7 @@ static int drain(struct mover *m)
 {
     int st = REMORA_OK;
     if (m->nv)
-        st = m->put ? remora_putv(m->op->t.data, m->v, m->nv) : remora_getv(m->op->t.data, m->v, m->nv);
+        st = m->put ? remora_putv(m->span->data, m->v, m->nv) : remora_getv(m->span->data, m->v, m->nv);
     m->nv = 0;
     return st;
 }
@@ -113,11 +145,25 @@ static int drain(struct mover *m)
 static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
 {
     struct mover *m = arg;
-    m->v[m->nv++] = (struct remora_iov){m->op->origin + odisp, m->op->t.off + (uint64_t)tdisp, (size_t)len};
-    return m->nv == IOV_BATCH ? drain(m) : REMORA_OK;
+    uint64_t pos = m->op->t.off + (uint64_t)tdisp;
+    while (len > 0) {
+        const struct remora_span *s = remora_target_span_at(&m->op->t, pos);
+        if (s != m->span || m->nv == IOV_BATCH) {
+            int st = drain(m);
+            if (st != REMORA_OK)
+                return st;
+            m->span = s;
+        }
+        MPI_Aint take = s->hi - pos < (uint64_t)len ? (MPI_Aint)(s->hi - pos) : len;
+        m->v[m->nv++] = (struct remora_iov){m->op->origin + odisp, pos - s->lo + s->at, (size_t)take};
+        odisp += take;
+        pos += (uint64_t)take;
+        len -= take;
+    }
+    return REMORA_OK;
 }
 
-static int move(const struct rma_op *op, int put)
+static int move(struct rma_op *op, int put)
 {
     struct mover m = {.op = op, .put = put};
     int st;
@@ -127,6 +173,7 @@ static int move(const struct rma_op *op, int put)
         st = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
     if (st == REMORA_OK)
         st = drain(&m);
+    remora_target_release(&op->t);
     return remora_status_err(st, "%s target memory", put ? "writing" : "reading");
 }
 

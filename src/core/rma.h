@@ -20,19 +20,55 @@ int remora_rma_put(struct remora_win *w, const void *oaddr, MPI_Count ocount, MP
 int remora_rma_get(struct remora_win *w, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                MPI_Count tcount, MPI_Datatype ttype);
 
-/* A target as one access reaches it: its memory through data (transfers) and
- * amo (atomics, in the window's atomicity domain), the target buffer at byte
- * off of both; whether accumulates may use atomics on it (every origin can). */
-struct remora_target {
+/* A stretch [lo, hi) of a target's memory (positions: byte offsets in its
+ * window; in dynamic windows, addresses) that one registration covers: its
+ * bytes through data (transfers) and amo (atomics, in the window's atomicity
+ * domain), position lo at offset `at` of both; whether accumulates may use
+ * atomics on it (every origin can). */
+struct remora_span {
+    uint64_t lo, hi;
     const struct remora_rmem *data, *amo;
-    uint64_t off;
+    uint64_t at;
     int atomic;
 };
+
+enum { REMORA_TARGET_SPANS = 4 };
+
+/* A target as one access reaches it: the target buffer at position off, the
+ * spans covering every byte the access touches, in address order, adjacent
+ * (one for every window but a dynamic one, where an access may cross regions
+ * attached back to back).  Release with remora_target_release. */
+struct remora_target {
+    uint64_t off;
+    int n;
+    struct remora_span few[REMORA_TARGET_SPANS];
+    struct remora_span *many; /* n > REMORA_TARGET_SPANS: all of them, allocated */
+};
+
+static inline const struct remora_span *remora_target_spans(const struct remora_target *t)
+{
+    return t->n > REMORA_TARGET_SPANS ? t->many : t->few;
+}
+
+/* The span holding position pos (the first one if none does). */
+static inline const struct remora_span *remora_target_span_at(const struct remora_target *t, uint64_t pos)
+{
+    const struct remora_span *s = remora_target_spans(t);
+    for (int i = t->n - 1; i > 0; i--)
+        if (pos >= s[i].lo)
+            return &s[i];
+    return s;
+}
+
+/* Add a span (in address order); REMORA_ERR_NO_MEM when it cannot. */
+int remora_target_add(struct remora_target *t, const struct remora_span *s);
+void remora_target_release(struct remora_target *t);
 
 struct remora_dt;
 /* Checks of the target side shared by every RMA call: an epoch is open toward
  * target, and count elements of tt at tdisp lie in its window (for dynamic
- * windows: in one attached region).  Fills *t. */
+ * windows: every byte they touch in attached regions).  Fills *t; release it
+ * after the access. */
 int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
                       struct remora_target *t);
 int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);

@@ -64,8 +64,8 @@ struct remora_ctrl {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t lock_global;
     /* PSCW: completions received by this rank as a target (pscw.c). */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_complete;
-    /* Accumulate lock for what CPU/network atomics cannot do (accumulate.c). */
-    _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_lock;
+    /* Accumulates: the stripe locks of this rank's memory (accumulate.c). */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_stripes;
     /* PSCW: posts received by this rank as an origin, from each rank i of the
      * window (pscw.c): pscw_post[i] counts MPI_Win_post calls of i naming us. */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_post[];
@@ -75,7 +75,7 @@ struct remora_ctrl {
 #define REMORA_CTRL_LOCK_LOCAL offsetof(struct remora_ctrl, lock_local)
 #define REMORA_CTRL_LOCK_GLOBAL offsetof(struct remora_ctrl, lock_global)
 #define REMORA_CTRL_PSCW_COMPLETE offsetof(struct remora_ctrl, pscw_complete)
-#define REMORA_CTRL_ACC_LOCK offsetof(struct remora_ctrl, acc_lock)
+#define REMORA_CTRL_ACC_STRIPES offsetof(struct remora_ctrl, acc_stripes)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
 /* Node-wide words of a window's segment (the shared-memory fence barrier). */

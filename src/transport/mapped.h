@@ -60,6 +60,41 @@ static inline uint64_t remora_mapped_amo(void *addr, size_t size, enum remora_am
     }
 }
 
+/* 16-byte compare-and-swap (x86-64's cmpxchg16b): whether this CPU has it. */
+#if defined(__x86_64__)
+#include <cpuid.h>
+static inline int remora_mapped_cas16_ok(void)
+{
+    static int known = -1; /* racing first calls compute the same answer */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c = 0, d;
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
+}
+
+/* The 16 bytes at addr (16-aligned) become want if they equal *expect; *expect
+ * gets the old bytes.  1 when they matched. */
+static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint64_t want[2])
+{
+    unsigned char ok;
+    __asm__ __volatile__("lock cmpxchg16b %1\n\tsetz %0"
+                         : "=q"(ok), "+m"(*(volatile unsigned __int128 *)addr), "+a"(expect[0]), "+d"(expect[1])
+                         : "b"(want[0]), "c"(want[1])
+                         : "memory", "cc");
+    return ok;
+}
+#else
+static inline int remora_mapped_cas16_ok(void) { return 0; }
+static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint64_t want[2])
+{
+    (void)addr, (void)expect, (void)want;
+    return 0;
+}
+#endif
+
 /* Completion of every store this thread made to mapped memory. */
 static inline void remora_mapped_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 

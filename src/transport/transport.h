@@ -52,6 +52,17 @@ enum remora_amo_op {
 };
 
 struct remora_transport;
+struct remora_rmem;
+
+/* One fetching atomic of a batch (remora_amov) on the size-byte word at off
+ * (1, 2, 4 or 8, aligned to size); its old value goes to fetched. */
+struct remora_amo_req {
+    uint64_t off;
+    size_t size;
+    int op;                     /* enum remora_amo_op */
+    uint64_t operand, compare;  /* compare: REMORA_AMO_CSWAP only */
+    uint64_t fetched;
+};
 
 /* Another process's memory (or this process's own) as this process reaches
  * it.  base + off is byte `off` of the registered memory in the address space
@@ -82,6 +93,8 @@ struct remora_transport {
     int (*getv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
     int (*amo)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                uint64_t compare, uint64_t *fetched);
+    /* NULL: remora_amov does one amo after the other */
+    int (*amov)(const struct remora_rmem *m, struct remora_amo_req *v, size_t n);
     int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
     int (*flush)(int proc); /* proc < 0: every owner */
     void (*release)(struct remora_rmem *m);
@@ -120,6 +133,19 @@ static inline int remora_amo(const struct remora_rmem *m, uint64_t off, size_t s
                              uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     return m->tp->amo(m, off, size, op, operand, compare, fetched);
+}
+
+/* Fetching atomics on n words, all complete when it returns (over the
+ * network: in flight together, one round trip for the batch). */
+static inline int remora_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
+{
+    if (m->tp->amov)
+        return m->tp->amov(m, v, n);
+    int st = REMORA_OK;
+    for (size_t i = 0; i < n && st == REMORA_OK; i++)
+        st = m->tp->amo(m, v[i].off, v[i].size, (enum remora_amo_op)v[i].op, v[i].operand, v[i].compare,
+                        &v[i].fetched);
+    return st;
 }
 
 /* 1, 2, 4 or 8 (the masks below are bitmasks of sizes, which 3 or 6 would pass). */

@@ -607,6 +607,68 @@ static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum 
     return amo_word(m, raddr, size, op, operand, compare, fetched);
 }
 
+/* Fetching atomics in flight together: 4- and 8-byte ones posted in batches
+ * and waited for as a batch; 1- and 2-byte ones are loops of their own. */
+static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
+{
+    enum { BATCH = 64 };
+    for (size_t first = 0; first < n; first += BATCH) {
+        size_t k = n - first < BATCH ? n - first : BATCH, issued = 0;
+        union amo_buf { uint64_t u64; uint32_t u32; } x[BATCH], reply[BATCH];
+        ucs_status_ptr_t r[BATCH];
+        struct instance *in;
+        ucp_ep_h ep;
+        ucp_rkey_h rk;
+        int st = begin(m, &in, &ep, &rk);
+        if (st != REMORA_OK)
+            return st;
+        for (; issued < k; issued++) {
+            struct remora_amo_req *c = &v[first + issued];
+            union amo_buf *xi = &x[issued], *ri = &reply[issued];
+            r[issued] = NULL;
+            if (c->size < 4)
+                continue;
+            if ((m->base + c->off) % c->size) {
+                st = REMORA_ERR_UNSUPPORTED;
+                break;
+            }
+            /* CSWAP: the value sent is the one compared with; the reply buffer
+             * holds the one swapped in, and gets the old value */
+            uint64_t value = c->op == REMORA_AMO_CSWAP ? c->compare : c->operand;
+            if (c->size == 4) {
+                xi->u32 = (uint32_t)value;
+                ri->u32 = (uint32_t)c->operand;
+            } else {
+                xi->u64 = value;
+                ri->u64 = c->operand;
+            }
+            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
+                                       .datatype = ucp_dt_make_contig(c->size),
+                                       .reply_buffer = ri};
+            r[issued] = ucp_atomic_op_nbx(ep, ucp_op_of((enum remora_amo_op)c->op), xi, 1, m->base + c->off, rk, &prm);
+        }
+        for (size_t i = 0; i < issued; i++) { /* every one issued, even after an error */
+            struct remora_amo_req *c = &v[first + i];
+            if (c->size < 4)
+                continue;
+            int s = wait(in, r[i]);
+            if (s == REMORA_OK)
+                c->fetched = c->size == 4 ? reply[i].u32 : reply[i].u64;
+            else if (st == REMORA_OK)
+                st = s;
+        }
+        pthread_mutex_unlock(&in->lock);
+        for (size_t i = 0; i < k && st == REMORA_OK; i++) {
+            struct remora_amo_req *c = &v[first + i];
+            if (c->size < 4)
+                st = net_amo(m, c->off, c->size, (enum remora_amo_op)c->op, c->operand, c->compare, &c->fetched);
+        }
+        if (st != REMORA_OK)
+            return st;
+    }
+    return REMORA_OK;
+}
+
 /* Flush instance `in` toward proc (or every peer when proc < 0). */
 static int flush_instance(struct instance *in, int proc)
 {
@@ -661,6 +723,7 @@ const struct remora_transport remora_net = {
     .putv = net_putv,
     .getv = net_getv,
     .amo = net_amo,
+    .amov = net_amov,
     .read = net_read,
     .flush = net_flush,
     .release = net_release,
