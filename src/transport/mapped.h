@@ -22,7 +22,7 @@ static inline void remora_mapped_copy(void *dst, const void *src, size_t n)
         uint32_t v;
         memcpy(&v, src, 4);
         memcpy(dst, &v, 4);
-    } else {
+    } else if (n) { /* n == 0: src may be NULL */
         memmove(dst, src, n);
     }
 }

@@ -142,30 +142,31 @@ static void run_case(span_test *t, const layout *l, const shape *s, op_kind op, 
   MPI_Aint disp = t->base[t->next] + (MPI_Aint)start * 4;
   MPI_Request req = MPI_REQUEST_NULL;
   int *o = t->origin, *r = t->result, nx = t->next;
+  int rc = MPI_ERR_OTHER;
   switch (op) {
-  case PUT: MTEST_MPI(MPI_Put(o, n, MPI_INT, nx, disp, s->count, s->dt, t->win)); break;
-  case GET: MTEST_MPI(MPI_Get(r, n, MPI_INT, nx, disp, s->count, s->dt, t->win)); break;
-  case ACC_SUM: MTEST_MPI(MPI_Accumulate(o, n, MPI_INT, nx, disp, s->count, s->dt, MPI_SUM, t->win)); break;
-  case ACC_REPLACE:
-    MTEST_MPI(MPI_Accumulate(o, n, MPI_INT, nx, disp, s->count, s->dt, MPI_REPLACE, t->win));
-    break;
+  case PUT: rc = MPI_Put(o, n, MPI_INT, nx, disp, s->count, s->dt, t->win); break;
+  case GET: rc = MPI_Get(r, n, MPI_INT, nx, disp, s->count, s->dt, t->win); break;
+  case ACC_SUM: rc = MPI_Accumulate(o, n, MPI_INT, nx, disp, s->count, s->dt, MPI_SUM, t->win); break;
+  case ACC_REPLACE: rc = MPI_Accumulate(o, n, MPI_INT, nx, disp, s->count, s->dt, MPI_REPLACE, t->win); break;
   case GACC_SUM:
-    MTEST_MPI(MPI_Get_accumulate(o, n, MPI_INT, r, n, MPI_INT, nx, disp, s->count, s->dt, MPI_SUM, t->win));
+    rc = MPI_Get_accumulate(o, n, MPI_INT, r, n, MPI_INT, nx, disp, s->count, s->dt, MPI_SUM, t->win);
     break;
   case GACC_NOOP:
-    MTEST_MPI(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, r, n, MPI_INT, nx, disp, s->count, s->dt,
-                                 MPI_NO_OP, t->win));
+    rc = MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, r, n, MPI_INT, nx, disp, s->count, s->dt, MPI_NO_OP,
+                            t->win);
     break;
-  case RPUT: MTEST_MPI(MPI_Rput(o, n, MPI_INT, nx, disp, s->count, s->dt, t->win, &req)); break;
-  case RGET: MTEST_MPI(MPI_Rget(r, n, MPI_INT, nx, disp, s->count, s->dt, t->win, &req)); break;
+  case RPUT: rc = MPI_Rput(o, n, MPI_INT, nx, disp, s->count, s->dt, t->win, &req); break;
+  case RGET: rc = MPI_Rget(r, n, MPI_INT, nx, disp, s->count, s->dt, t->win, &req); break;
   case NOPS: break;
   }
+  if (rc != MPI_SUCCESS)
+    mtest_fail_rc(__FILE__, __LINE__, op_names[op], rc);
   if (req != MPI_REQUEST_NULL)
     MTEST_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));  /* Rget data are in place now */
   MTEST_MPI(MPI_Win_flush(nx, t->win));
 
   /* Origin: what it fetched is rank+1's pattern at the covered positions. */
-  int fetch = op == GET || op == GACC_SUM || op == GACC_NOOP || op == RGET, bad = 0;
+  int fetch = rc == MPI_SUCCESS && (op == GET || op == GACC_SUM || op == GACC_NOOP || op == RGET), bad = 0;
   for (int k = 0; fetch && k < n; k++) {
     int want = init_val(nx, c, start + s->pos[k]);
     if (r[k] != want && bad++ < 3)
@@ -331,9 +332,11 @@ static void errors(span_test *t) {
   /* Crossing works while both are attached (the spanning above, once more). */
   int nx = t->next;
   MPI_Aint disp = t->base[nx] + (MPI_Aint)half - 16 * 4;
-  MTEST_MPI(MPI_Get(t->result, 32, MPI_INT, nx, disp, 32, MPI_INT, t->win));
+  int rc = MPI_Get(t->result, 32, MPI_INT, nx, disp, 32, MPI_INT, t->win);
+  if (rc != MPI_SUCCESS)
+    mtest_fail_rc(__FILE__, __LINE__, "MPI_Get of 32 ints across two adjacent regions", rc);
   MTEST_MPI(MPI_Win_flush(nx, t->win));
-  for (int k = 0; k < 32; k++)
+  for (int k = 0; k < 32 && rc == MPI_SUCCESS; k++)
     if (t->result[k] != init_val(nx, 998, (int)half / 4 - 16 + k)) {
       mtest_fail(__FILE__, __LINE__, "MPI_Get across two adjacent regions: element %d is %d, expected %d", k,
                  t->result[k], init_val(nx, 998, (int)half / 4 - 16 + k));
