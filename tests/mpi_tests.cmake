@@ -81,10 +81,12 @@ endfunction()
 # time slice and each software-emulated atomic takes milliseconds (the op x
 # type matrix at 4 ranks takes minutes).
 # The UCX modes' limit is 300 s (it detects hangs, not slowness): with every
-# atomic emulated over TCP, acc_tear --threads 4 at 4 ranks takes 60-65 s
-# alone on isolated nodes (as it did before the nodes were isolated, measured
-# with the older library side by side) and over 180 s beside its
-# remora-nodes2 twin under ctest -j2.
+# atomic emulated over TCP, and every multi-element accumulate taking its
+# stripe lock, a batch and the unlock (3-4 round trips), acc_tear --threads 4
+# at 4 ranks with 30 iterations takes 134 s alone on isolated nodes of 2 (60-65
+# s before accumulates were atomic as whole calls) and near 300 s beside its
+# twins under ctest -j2; MPICH's 2-rank run, 33 s alone, passed 300 s there.
+# Hence UCX_ARGS with fewer iterations for the accumulate stress tests.
 function(mtest_remora name)
   cmake_parse_arguments(A "" "EXE" "OMPI_NP;MPICH_NP;ARGS;UCX_ARGS" ${ARGN})
   foreach(f openmpi mpich)
