@@ -57,6 +57,13 @@ function(remora_mpi_test name)
           list(APPEND labels sanitize)
         endif()
         set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop} LABELS "${labels}" ENVIRONMENT "${A_ENV}")
+        # MPICH over UCX/TCP on isolated nodes runs alone: its ranks spin
+        # without yielding, and beside another job on 2 cores MPICH 4.0.2
+        # now and then never returns from MPI_Finalize after the program's
+        # checks passed (a host hang; seen at 2 ranks only under ctest -j2).
+        if(f STREQUAL "mpich" AND mode STREQUAL "remora-ucx")
+          set_tests_properties(${t} PROPERTIES RUN_SERIAL TRUE)
+        endif()
       endforeach()
     endforeach()
   endforeach()
