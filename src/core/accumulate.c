@@ -181,7 +181,6 @@ struct acc {
     struct remora_target t;     /* the target as this operation reaches it */
     enum remora_op op;
     remora_reduce_fn kernel;
-    const struct remora_type_entry *basic;
     const struct remora_dt *bt; /* the basic type's own layout                          */
     size_t esz;                 /* bytes of one element in memory (its extent)           */
     int holes;                  /* elements have padding (MPI_DOUBLE_INT, ...): walk them
@@ -443,8 +442,8 @@ static int add_unit(struct image *im, const struct unit *u)
 
 /* The parts of segment k in each span: units where the span has atomics
  * (each unit-aligned stretch as its largest aligned words), read into cur;
- * plain bytes elsewhere, read when `read_plain`. */
-static int read_segment(const struct acc *a, struct image *im, size_t k, int read_plain, int *flush_plain)
+ * plain bytes elsewhere, read when `read_plain` (complete at flush_plain). */
+static int read_segment(const struct acc *a, struct image *im, size_t k, int read_plain)
 {
     const struct seg *g = &im->seg[k];
     for (uint64_t pos = g->lo; pos < g->hi;) {
@@ -452,17 +451,9 @@ static int read_segment(const struct acc *a, struct image *im, size_t k, int rea
         uint64_t end = s->hi < g->hi ? s->hi : g->hi;
         unsigned char *img = im->cur + g->img + (pos - g->lo);
         if (!s->atomic) {
-            if (read_plain) {
-                char *m = remora_mapped(s->data, pos - s->lo + s->at);
-                if (m) {
-                    memcpy(img, m, end - pos);
-                } else {
-                    int st = remora_get(s->data, pos - s->lo + s->at, img, end - pos);
-                    if (st != REMORA_OK)
-                        return st;
-                    *flush_plain = 1;
-                }
-            }
+            int st = read_plain ? remora_get(s->data, pos - s->lo + s->at, img, end - pos) : REMORA_OK;
+            if (st != REMORA_OK)
+                return st;
             pos = end;
             continue;
         }
@@ -600,7 +591,7 @@ static int swap_units(const struct acc *a, struct image *im, const unsigned char
 }
 
 /* Write the pieces' bytes of spans without atomics from nxt (under the stripes). */
-static int write_plain(const struct acc *a, struct image *im, int *flush_plain)
+static int write_plain(const struct acc *a, struct image *im)
 {
     for (size_t i = 0; i < a->np; i++) {
         const struct piece *p = &a->p[i];
@@ -612,7 +603,6 @@ static int write_plain(const struct acc *a, struct image *im, int *flush_plain)
                 int st = remora_put(s->data, pos - s->lo + s->at, im->nxt + g->img + (pos - g->lo), stop - pos);
                 if (st != REMORA_OK)
                     return st;
-                *flush_plain |= !remora_mapped(s->data, 0);
             }
             pos = stop;
         }
@@ -620,18 +610,28 @@ static int write_plain(const struct acc *a, struct image *im, int *flush_plain)
     return REMORA_OK;
 }
 
+/* Completion of the transfers to spans without atomics. */
+static int flush_plain(const struct acc *a)
+{
+    const struct remora_span *s = remora_target_spans(&a->t);
+    int st = REMORA_OK;
+    for (int i = 0; i < a->t.n && st == REMORA_OK; i++)
+        if (!s[i].atomic)
+            st = remora_flush(s[i].data);
+    return st;
+}
+
 /* The call on its image, with units of at most `round` bytes. */
 static int run_image(const struct acc *a, uint64_t round)
 {
     struct image im = {0};
-    int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare, flush_plain = 0;
+    int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare;
     int read_plain = fetch || a->compare || (a->op != REMORA_OP_REPLACE && a->op != REMORA_OP_NO_OP);
     int st = plan(a, round, &im);
     for (size_t k = 0; st == REMORA_OK && k < im.nseg; k++)
-        st = read_segment(a, &im, k, read_plain, &flush_plain);
-    if (st == REMORA_OK && flush_plain) /* the plain bytes read */
-        st = remora_flush(remora_target_spans(&a->t)[0].data);
-    flush_plain = 0;
+        st = read_segment(a, &im, k, read_plain);
+    if (st == REMORA_OK && read_plain) /* the plain bytes read */
+        st = flush_plain(a);
     unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units through the transport are swapped in whole) */
     if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch &&
         (whole = calloc(1, (size_t)(im.nxt - im.cur)))) {
@@ -646,9 +646,9 @@ static int run_image(const struct acc *a, uint64_t round)
     }
     free(whole);
     if (st == REMORA_OK && writes)
-        st = write_plain(a, &im, &flush_plain);
-    if (st == REMORA_OK && flush_plain)
-        st = remora_flush(remora_target_spans(&a->t)[0].data);
+        st = write_plain(a, &im);
+    if (st == REMORA_OK && writes)
+        st = flush_plain(a);
     for (size_t i = 0; st == REMORA_OK && fetch && i < a->np; i++) {
         const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
         memcpy(a->result + a->p[i].at, im.cur + g->img + (a->p[i].pos - g->lo), a->p[i].len);
@@ -835,7 +835,6 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
         return remora_err(rc ? rc : MPI_ERR_TYPE, "origin and target differ in basic type");
     if (rt && ((rc = basic_of(rt, &b)) != MPI_SUCCESS || b->handle != tb->handle))
         return remora_err(rc ? rc : MPI_ERR_TYPE, "result and target differ in basic type");
-    a.basic = tb;
     a.esz = tb->extent;
     a.holes = tb->size != tb->extent;
     a.integer = integer_class(tb);
@@ -880,7 +879,7 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
         return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    struct acc a = {.w = w, .target = target, .op = REMORA_OP_REPLACE, .basic = e, .esz = e->extent, .tcount = 1,
+    struct acc a = {.w = w, .target = target, .op = REMORA_OP_REPLACE, .esz = e->extent, .tcount = 1,
                     .origin = oaddr, .compare = caddr, .result = raddr};
     int rc = remora_check_target(w, target);
     if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &a.tt)) == MPI_SUCCESS)

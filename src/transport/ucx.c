@@ -513,6 +513,39 @@ static ucp_atomic_op_t ucp_op_of(enum remora_amo_op op)
     }
 }
 
+/* A 4- or 8-byte atomic's operand and reply as UCX takes them. */
+union amo_buf {
+    uint64_t u64;
+    uint32_t u32;
+};
+
+static uint64_t amo_value(const union amo_buf *b, size_t size) { return size == 4 ? b->u32 : b->u64; }
+
+/* Post one 4- or 8-byte atomic (instance locked); with `reply`, fetching:
+ * the old value lands there when the request completes. */
+static ucs_status_ptr_t post_amo(ucp_ep_h ep, ucp_rkey_h rk, uint64_t raddr, size_t size, enum remora_amo_op op,
+                                 uint64_t operand, uint64_t compare, union amo_buf *x, union amo_buf *reply)
+{
+    /* CSWAP: the value sent is the one compared with; the reply buffer holds
+     * the one swapped in, and gets the old value */
+    uint64_t value = op == REMORA_AMO_CSWAP ? compare : operand;
+    if (size == 4) {
+        x->u32 = (uint32_t)value;
+        if (reply)
+            reply->u32 = (uint32_t)operand;
+    } else {
+        x->u64 = value;
+        if (reply)
+            reply->u64 = operand;
+    }
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(size)};
+    if (reply) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.reply_buffer = reply;
+    }
+    return ucp_atomic_op_nbx(ep, ucp_op_of(op), x, 1, raddr, rk, &prm);
+}
+
 /* A 4- or 8-byte network atomic. */
 static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
                     uint64_t operand, uint64_t compare, uint64_t *fetched)
@@ -523,28 +556,14 @@ static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, en
     int st = begin(m, &in, &ep, &rk);
     if (st != REMORA_OK)
         return st;
-    union { uint64_t u64; uint32_t u32; } x, reply;
-    /* CSWAP: the value sent is the one compared with; the reply buffer holds
-     * the one swapped in, and gets the old value */
-    uint64_t value = op == REMORA_AMO_CSWAP ? compare : operand;
-    if (size == 4) {
-        x.u32 = (uint32_t)value;
-        reply.u32 = (uint32_t)operand;
-    } else {
-        x.u64 = value;
-        reply.u64 = operand;
-    }
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(size)};
+    union amo_buf x, reply;
     /* swaps always fetch: UCX's software atomics (tcp) have no posted swap */
-    if (fetched || op == REMORA_AMO_CSWAP || op == REMORA_AMO_SWAP) {
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        prm.reply_buffer = &reply;
-    }
-    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op_of(op), &x, 1, raddr, rk, &prm);
-    if (prm.op_attr_mask & UCP_OP_ATTR_FIELD_REPLY_BUFFER) {
+    int fetch = fetched || op == REMORA_AMO_CSWAP || op == REMORA_AMO_SWAP;
+    ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetch ? &reply : NULL);
+    if (fetch) {
         st = wait(in, r);
         if (st == REMORA_OK && fetched)
-            *fetched = size == 4 ? reply.u32 : reply.u64;
+            *fetched = amo_value(&reply, size);
     } else {
         st = posted(r);
         in->dirty[m->proc] = 1;
@@ -614,7 +633,7 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
     enum { BATCH = 64 };
     for (size_t first = 0; first < n; first += BATCH) {
         size_t k = n - first < BATCH ? n - first : BATCH, issued = 0;
-        union amo_buf { uint64_t u64; uint32_t u32; } x[BATCH], reply[BATCH];
+        union amo_buf x[BATCH], reply[BATCH];
         ucs_status_ptr_t r[BATCH];
         struct instance *in;
         ucp_ep_h ep;
@@ -624,7 +643,6 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
             return st;
         for (; issued < k; issued++) {
             struct remora_amo_req *c = &v[first + issued];
-            union amo_buf *xi = &x[issued], *ri = &reply[issued];
             r[issued] = NULL;
             if (c->size < 4)
                 continue;
@@ -632,20 +650,8 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
                 st = REMORA_ERR_UNSUPPORTED;
                 break;
             }
-            /* CSWAP: the value sent is the one compared with; the reply buffer
-             * holds the one swapped in, and gets the old value */
-            uint64_t value = c->op == REMORA_AMO_CSWAP ? c->compare : c->operand;
-            if (c->size == 4) {
-                xi->u32 = (uint32_t)value;
-                ri->u32 = (uint32_t)c->operand;
-            } else {
-                xi->u64 = value;
-                ri->u64 = c->operand;
-            }
-            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
-                                       .datatype = ucp_dt_make_contig(c->size),
-                                       .reply_buffer = ri};
-            r[issued] = ucp_atomic_op_nbx(ep, ucp_op_of((enum remora_amo_op)c->op), xi, 1, m->base + c->off, rk, &prm);
+            r[issued] = post_amo(ep, rk, m->base + c->off, c->size, (enum remora_amo_op)c->op, c->operand, c->compare,
+                                 &x[issued], &reply[issued]);
         }
         for (size_t i = 0; i < issued; i++) { /* every one issued, even after an error */
             struct remora_amo_req *c = &v[first + i];
@@ -653,7 +659,7 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
                 continue;
             int s = wait(in, r[i]);
             if (s == REMORA_OK)
-                c->fetched = c->size == 4 ? reply[i].u32 : reply[i].u64;
+                c->fetched = amo_value(&reply[i], c->size);
             else if (st == REMORA_OK)
                 st = s;
         }
