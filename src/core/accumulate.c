@@ -875,8 +875,16 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
                             MPI_Datatype type, int target, MPI_Aint tdisp)
 {
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
+#if defined(OPEN_MPI)
+    /* Open MPI compares and swaps any predefined type bitwise (beyond the
+     * standard's integer, logical and byte types); so does Remora over it,
+     * on elements without holes */
+    if (!e || e->size != e->extent)
+        return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs a predefined type without holes");
+#else
     if (!e || (e->tclass != REMORA_TC_INT && e->tclass != REMORA_TC_LOGICAL && e->tclass != REMORA_TC_BYTE))
         return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
+#endif
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     struct acc a = {.w = w, .target = target, .op = REMORA_OP_REPLACE, .esz = e->extent, .tcount = 1,

@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
     {"land_float", GACC, "MPI_LAND on MPI_FLOAT", MPI_ERR_OP, MPI_FLOAT, MPI_FLOAT, MPI_LAND},
     {"bxor_ldouble", FOP, "MPI_BXOR on MPI_LONG_DOUBLE", MPI_ERR_OP, MPI_LONG_DOUBLE, MPI_LONG_DOUBLE, MPI_BXOR},
     {"sum_bool", ACC, "MPI_SUM on MPI_C_BOOL", MPI_ERR_OP, MPI_C_BOOL, MPI_C_BOOL, MPI_SUM},
-    {"sum_byte", RACC, "MPI_SUM on MPI_BYTE", MPI_ERR_OP, MPI_BYTE, MPI_BYTE, MPI_SUM},
+    {"prod_bool", RACC, "MPI_PROD on MPI_C_BOOL", MPI_ERR_OP, MPI_C_BOOL, MPI_C_BOOL, MPI_PROD},
     {"min_complex", GACC, "MPI_MIN on MPI_C_DOUBLE_COMPLEX", MPI_ERR_OP, MPI_C_DOUBLE_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_MIN},
     {"max_2int", ACC, "MPI_MAX on MPI_2INT", MPI_ERR_OP, MPI_2INT, MPI_2INT, MPI_MAX},
     {"bor_float", FOP, "MPI_BOR on MPI_FLOAT", MPI_ERR_OP, MPI_FLOAT, MPI_FLOAT, MPI_BOR},
@@ -105,11 +105,15 @@ int main(int argc, char **argv) {
     {"int2_double", ACC, "contiguous MPI_INT origin, MPI_DOUBLE target", MPI_ERR_TYPE, int2, MPI_DOUBLE, MPI_REPLACE},
     {"struct_mixed", ACC, "struct of MPI_INT and MPI_DOUBLE", MPI_ERR_TYPE, int_double, int_double, MPI_REPLACE},
     {"fop_derived", FOP, "on a derived datatype", MPI_ERR_TYPE, int2, int2, MPI_SUM},
+#if !defined(OPEN_MPI) /* Open MPI compares and swaps every predefined type bitwise; so does Remora over it */
     {"cas_double", CAS, "on MPI_DOUBLE", MPI_ERR_TYPE, MPI_DOUBLE, MPI_DOUBLE, MPI_OP_NULL},
     {"cas_float", CAS, "on MPI_FLOAT", MPI_ERR_TYPE, MPI_FLOAT, MPI_FLOAT, MPI_OP_NULL},
     {"cas_ldouble", CAS, "on MPI_LONG_DOUBLE", MPI_ERR_TYPE, MPI_LONG_DOUBLE, MPI_LONG_DOUBLE, MPI_OP_NULL},
     {"cas_complex", CAS, "on MPI_C_DOUBLE_COMPLEX", MPI_ERR_TYPE, MPI_C_DOUBLE_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_OP_NULL},
     {"cas_float_int", CAS, "on MPI_FLOAT_INT", MPI_ERR_TYPE, MPI_FLOAT_INT, MPI_FLOAT_INT, MPI_OP_NULL},
+#endif
+    {"cas_double_int", CAS, "on MPI_DOUBLE_INT (a hole in each element)", MPI_ERR_TYPE, MPI_DOUBLE_INT, MPI_DOUBLE_INT,
+     MPI_OP_NULL},
     {"cas_derived", CAS, "on a derived datatype", MPI_ERR_TYPE, int2, int2, MPI_OP_NULL},
   };
   enum { NCALLS = sizeof calls / sizeof calls[0] };
