@@ -364,19 +364,30 @@ int remora_win_free(struct remora_win *w, int *released)
 
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return remora_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query on a window not made by MPI_Win_allocate_shared");
+    /* MPI-4.0: windows of MPI_Win_allocate_shared, MPI_Win_allocate and
+     * MPI_Win_create; of the last two, the memory this process has mapped
+     * (a peer's on this node, MPI_Alloc_mem memory, its own) and size 0 with
+     * a NULL base for the rest */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return remora_err(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query on a dynamic window");
+    int shared = w->flavor == MPI_WIN_FLAVOR_SHARED;
     if (rank == MPI_PROC_NULL) {
-        /* the lowest rank with memory, as the standard says */
-        for (rank = 0; rank < w->comm_size && w->peers[rank].size == 0; rank++)
+        /* the lowest rank with memory (that this process can load and store) */
+        for (rank = 0; rank < w->comm_size && (w->peers[rank].size == 0 || !(shared || w->peers[rank].base)); rank++)
             ;
         if (rank == w->comm_size)
-            rank = 0;
+            rank = shared ? 0 : -1;
     } else if ((unsigned)rank >= (unsigned)w->comm_size) {
         return remora_err(MPI_ERR_RANK, "rank %d is not in the window", rank);
     }
+    if (rank < 0) { /* no memory here of any rank */
+        *size = 0;
+        *disp_unit = 1;
+        *base = NULL;
+        return MPI_SUCCESS;
+    }
     const struct remora_peer *p = &w->peers[rank];
-    *size = (MPI_Aint)p->size;
+    *size = shared || p->base ? (MPI_Aint)p->size : 0;
     *disp_unit = (int)p->disp_unit;
     *base = p->base;
     return MPI_SUCCESS;

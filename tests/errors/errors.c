@@ -92,11 +92,6 @@ int main(int argc, char **argv)
     MTEST_MPI(MPI_Win_unlock(right, win));
     MPI_Barrier(MPI_COMM_WORLD);
 
-    mtest_set_context("shared_query on a window that is not shared");
-    MPI_Aint qs;
-    int qdu;
-    void *qb;
-    EXPECT(MPI_Win_shared_query(win, 0, &qs, &qdu, &qb), MPI_ERR_RMA_FLAVOR);
     MTEST_MPI(MPI_Win_free(&win));
 
     mtest_set_context("window creation");
