@@ -7,6 +7,7 @@
 #include "core/win.h"
 #include "core/engine.h"
 #include "runtime/log.h"
+#include "runtime/host_mpi.h"
 
 /* Why the last error of this thread happened: shown when the error is fatal. */
 static _Thread_local char err_detail[256];
@@ -31,7 +32,7 @@ static int is_predefined(MPI_Errhandler eh)
 
 int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh)
 {
-    int rc = PMPI_Win_create_errhandler(fn, eh);
+    int rc = REMORA_HOST(MPI_Win_create_errhandler)(fn, eh);
     if (rc != MPI_SUCCESS)
         return rc;
     struct remora_errhandler_table *t = &remora_core.errhandlers;
@@ -64,7 +65,7 @@ static MPI_Win anchor(void)
 {
     struct remora_errhandler_table *t = &remora_core.errhandlers;
     if (!t->anchor_made) {
-        if (PMPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &t->anchor) != MPI_SUCCESS)
+        if (REMORA_HOST(MPI_Win_create)(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &t->anchor) != MPI_SUCCESS)
             remora_fatal("cannot create the host window that anchors error handlers");
         t->anchor_made = 1;
     }
@@ -75,11 +76,11 @@ static MPI_Win anchor(void)
 static int retain(MPI_Errhandler eh, MPI_Errhandler *ref)
 {
     MPI_Win a = anchor();
-    PMPI_Win_set_errhandler(a, MPI_ERRORS_RETURN);
-    int rc = PMPI_Win_set_errhandler(a, eh);
+    REMORA_HOST(MPI_Win_set_errhandler)(a, MPI_ERRORS_RETURN);
+    int rc = REMORA_HOST(MPI_Win_set_errhandler)(a, eh);
     if (rc == MPI_SUCCESS)
-        PMPI_Win_get_errhandler(a, ref);
-    PMPI_Win_set_errhandler(a, MPI_ERRORS_RETURN);
+        REMORA_HOST(MPI_Win_get_errhandler)(a, ref);
+    REMORA_HOST(MPI_Win_set_errhandler)(a, MPI_ERRORS_RETURN);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
@@ -134,7 +135,7 @@ int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh)
 void remora_errhandler_table_destroy(struct remora_errhandler_table *t)
 {
     if (t->anchor_made)
-        PMPI_Win_free(&t->anchor);
+        REMORA_HOST(MPI_Win_free)(&t->anchor);
     t->anchor_made = 0;
     free(t->v);
     t->v = NULL;

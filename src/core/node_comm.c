@@ -5,11 +5,12 @@
 #include "core/errhandler.h"
 #include "core/node_comm.h"
 #include "runtime/context.h"
+#include "runtime/host_mpi.h"
 
 int remora_comm_split_shared(MPI_Comm comm, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     MPI_Comm host;
-    int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, info, &host);
+    int rc = REMORA_HOST(MPI_Comm_split_type)(comm, MPI_COMM_TYPE_SHARED, key, info, &host);
     if (rc != MPI_SUCCESS || host == MPI_COMM_NULL) {
         *newcomm = host;
         return rc;

@@ -10,6 +10,7 @@ REMORA_API int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Dat
     return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                                             target_rank, target_disp, target_count, target_datatype, op), __func__);
 }
+REMORA_PMPI(MPI_Accumulate);
 
 REMORA_API int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                   void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
@@ -21,6 +22,7 @@ REMORA_API int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI
                                             result_datatype, target_rank, target_disp, target_count, target_datatype,
                                             op), __func__);
 }
+REMORA_PMPI(MPI_Get_accumulate);
 
 REMORA_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                                 MPI_Aint target_disp, MPI_Op op, MPI_Win win)
@@ -29,6 +31,7 @@ REMORA_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_
     return remora_done(w, remora_fetch_and_op(w, origin_addr, result_addr, datatype, target_rank, target_disp, op),
                        __func__);
 }
+REMORA_PMPI(MPI_Fetch_and_op);
 
 REMORA_API int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                                     MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
@@ -37,6 +40,7 @@ REMORA_API int MPI_Compare_and_swap(const void *origin_addr, const void *compare
     return remora_done(w, remora_compare_and_swap(w, origin_addr, compare_addr, result_addr, datatype, target_rank,
                                                   target_disp), __func__);
 }
+REMORA_PMPI(MPI_Compare_and_swap);
 
 #if MPI_VERSION >= 4
 REMORA_API int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -47,6 +51,7 @@ REMORA_API int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
     return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                                             target_rank, target_disp, target_count, target_datatype, op), __func__);
 }
+REMORA_PMPI(MPI_Accumulate_c);
 
 REMORA_API int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                     void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
@@ -58,4 +63,5 @@ REMORA_API int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_co
                                             result_datatype, target_rank, target_disp, target_count, target_datatype,
                                             op), __func__);
 }
+REMORA_PMPI(MPI_Get_accumulate_c);
 #endif

@@ -10,6 +10,13 @@
 
 #define REMORA_API __attribute__((visibility("default")))
 
+/* Every MPI function Remora serves is also its PMPI_ name, as in any MPI
+ * library: the hosts' Fortran bindings (Open MPI's mpif.h, mpi and mpi_f08
+ * layers; MPICH's mpi_f08) call the PMPI_ names, and a profiling tool's
+ * wrapper calls them to reach the MPI.  Where Remora itself needs the host's
+ * function of the same name: REMORA_HOST (runtime/host_mpi.h). */
+#define REMORA_PMPI(name) extern __typeof__(name) P##name __attribute__((alias(#name), visibility("default")))
+
 /* Raise `rc` (if not MPI_SUCCESS) on window w as the MPI function `fn`. */
 static inline int remora_done(struct remora_win *w, int rc, const char *fn)
 {

@@ -2,27 +2,31 @@
 #include "core/engine.h"
 #include "mpi/api.h"
 #include "remora/remora.h"
+#include "runtime/host_mpi.h"
 
 REMORA_API int MPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int rc = REMORA_HOST(MPI_Init)(argc, argv);
     if (rc == MPI_SUCCESS)
         remora_engine_init();
     return rc;
 }
+REMORA_PMPI(MPI_Init);
 
 REMORA_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = REMORA_HOST(MPI_Init_thread)(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         remora_engine_init();
     return rc;
 }
+REMORA_PMPI(MPI_Init_thread);
 
 REMORA_API int MPI_Finalize(void)
 {
     remora_engine_finalize();
-    return PMPI_Finalize();
+    return REMORA_HOST(MPI_Finalize)();
 }
+REMORA_PMPI(MPI_Finalize);
 
 REMORA_API int remora_active(void) { return remora_core.initialized && !remora_core.finalized; }

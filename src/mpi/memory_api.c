@@ -3,6 +3,7 @@
 #include "mpi/api.h"
 #include "core/engine.h"
 #include "runtime/pool.h"
+#include "runtime/host_mpi.h"
 
 REMORA_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -14,12 +15,14 @@ REMORA_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         *(void **)baseptr = p;
         return MPI_SUCCESS;
     }
-    return PMPI_Alloc_mem(size, info, baseptr);
+    return REMORA_HOST(MPI_Alloc_mem)(size, info, baseptr);
 }
+REMORA_PMPI(MPI_Alloc_mem);
 
 REMORA_API int MPI_Free_mem(void *base)
 {
     if (!base || remora_pool_free(base))
         return MPI_SUCCESS;
-    return PMPI_Free_mem(base);
+    return REMORA_HOST(MPI_Free_mem)(base);
 }
+REMORA_PMPI(MPI_Free_mem);

@@ -112,6 +112,7 @@ REMORA_API int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype 
     return rput(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                 target_datatype, request, __func__);
 }
+REMORA_PMPI(MPI_Rput);
 
 REMORA_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
@@ -121,6 +122,7 @@ REMORA_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin
     return rget(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                 target_datatype, request, __func__);
 }
+REMORA_PMPI(MPI_Rget);
 
 REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
@@ -130,6 +132,7 @@ REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Da
     return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
                            target_disp, target_count, target_datatype, op, request, __func__);
 }
+REMORA_PMPI(MPI_Raccumulate);
 
 REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                    void *result_addr, int result_count, MPI_Datatype result_datatype,
@@ -141,6 +144,7 @@ REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MP
                            result_datatype, target_rank, target_disp, target_count, target_datatype, op, request,
                            __func__);
 }
+REMORA_PMPI(MPI_Rget_accumulate);
 
 #if MPI_VERSION >= 4
 REMORA_API int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -151,6 +155,7 @@ REMORA_API int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_D
     return rput(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                 target_datatype, request, __func__);
 }
+REMORA_PMPI(MPI_Rput_c);
 
 REMORA_API int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
@@ -160,6 +165,7 @@ REMORA_API int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatyp
     return rget(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                 target_datatype, request, __func__);
 }
+REMORA_PMPI(MPI_Rget_c);
 
 REMORA_API int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
@@ -169,6 +175,7 @@ REMORA_API int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count
     return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
                            target_disp, target_count, target_datatype, op, request, __func__);
 }
+REMORA_PMPI(MPI_Raccumulate_c);
 
 REMORA_API int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                                      void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
@@ -180,4 +187,5 @@ REMORA_API int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_c
                            result_datatype, target_rank, target_disp, target_count, target_datatype, op, request,
                            __func__);
 }
+REMORA_PMPI(MPI_Rget_accumulate_c);
 #endif

@@ -36,6 +36,7 @@ REMORA_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype o
     return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
                     origin_datatype, win);
 }
+REMORA_PMPI(MPI_Put);
 
 REMORA_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -49,6 +50,7 @@ REMORA_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_
     return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
                     origin_datatype, win);
 }
+REMORA_PMPI(MPI_Get);
 
 #if MPI_VERSION >= 4
 REMORA_API int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -59,6 +61,7 @@ REMORA_API int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
     return remora_done(w, remora_rma_put(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), __func__);
 }
+REMORA_PMPI(MPI_Put_c);
 
 REMORA_API int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                          MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -67,4 +70,5 @@ REMORA_API int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype
     return remora_done(w, remora_rma_get(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                      target_count, target_datatype), __func__);
 }
+REMORA_PMPI(MPI_Get_c);
 #endif

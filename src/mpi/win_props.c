@@ -13,30 +13,35 @@ REMORA_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Wi
     int rc = remora_keyval_create(copy_fn, delete_fn, extra_state, keyval);
     return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
 }
+REMORA_PMPI(MPI_Win_create_keyval);
 
 REMORA_API int MPI_Win_free_keyval(int *keyval)
 {
     int rc = remora_keyval_free(keyval);
     return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
 }
+REMORA_PMPI(MPI_Win_free_keyval);
 
 REMORA_API int MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, remora_attr_set(w, keyval, attribute_val), __func__);
 }
+REMORA_PMPI(MPI_Win_set_attr);
 
 REMORA_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, remora_attr_get(w, keyval, attribute_val, flag), __func__);
 }
+REMORA_PMPI(MPI_Win_get_attr);
 
 REMORA_API int MPI_Win_delete_attr(MPI_Win win, int keyval)
 {
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, remora_attr_delete(w, keyval), __func__);
 }
+REMORA_PMPI(MPI_Win_delete_attr);
 
 /* ---- name ---- */
 REMORA_API int MPI_Win_set_name(MPI_Win win, const char *name)
@@ -47,6 +52,7 @@ REMORA_API int MPI_Win_set_name(MPI_Win win, const char *name)
     snprintf(w->name, sizeof w->name, "%s", name);
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_set_name);
 
 REMORA_API int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 {
@@ -55,6 +61,7 @@ REMORA_API int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
     *resultlen = (int)strlen(w->name);
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_get_name);
 
 /* ---- info ---- */
 /* Hints Remora understands, with the value in force when the user set none. */
@@ -82,6 +89,7 @@ REMORA_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         PMPI_Info_set(*info_used, "alloc_shared_noncontig", w->shared_noncontig ? "true" : "false");
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_get_info);
 
 REMORA_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
@@ -100,6 +108,7 @@ REMORA_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     remora_win_apply_hints(w);
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_set_info);
 
 /* ---- group ---- */
 REMORA_API int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
@@ -107,6 +116,7 @@ REMORA_API int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, PMPI_Comm_group(w->comm, group), __func__);
 }
+REMORA_PMPI(MPI_Win_get_group);
 
 /* ---- error handlers ---- */
 REMORA_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
@@ -114,6 +124,7 @@ REMORA_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Er
     int rc = remora_errhandler_create(fn, errhandler);
     return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
 }
+REMORA_PMPI(MPI_Win_create_errhandler);
 
 REMORA_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
@@ -127,12 +138,14 @@ REMORA_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     remora_errh_release(&old);
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_set_errhandler);
 
 REMORA_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, remora_errh_handle_for_user(&w->errh, errhandler), __func__);
 }
+REMORA_PMPI(MPI_Win_get_errhandler);
 
 REMORA_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
@@ -140,6 +153,7 @@ REMORA_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     remora_raise(w, MPI_COMM_NULL, errorcode, __func__, "MPI_Win_call_errhandler");
     return MPI_SUCCESS;
 }
+REMORA_PMPI(MPI_Win_call_errhandler);
 
 /* ---- Fortran handles ---- */
 /* MPICH defines MPI_Win_c2f/f2c as casts in mpi.h: its Fortran handle of a
@@ -156,10 +170,12 @@ REMORA_API MPI_Fint MPI_Win_c2f(MPI_Win win)
     struct remora_win *w = remora_win_from_handle(win);
     return w ? (MPI_Fint)w->index : 0;
 }
+REMORA_PMPI(MPI_Win_c2f);
 
 REMORA_API MPI_Win MPI_Win_f2c(MPI_Fint win)
 {
     struct remora_win *w = remora_win_table_get(&remora_core.wins, (int)win);
     return w ? remora_win_handle(w) : MPI_WIN_NULL;
 }
+REMORA_PMPI(MPI_Win_f2c);
 #endif

@@ -10,8 +10,12 @@
 # The list comes from the host's dynamic symbol table, never from a list
 # written here, so a newer host with a new RMA function makes this fail.
 #
-# What counts (MPI_ names only: PMPI_ are the host's own entry points, which
-# Remora calls and must not define):
+# And it fails unless every MPI_ function Remora defines is also defined
+# under its PMPI_ name: the hosts' Fortran bindings call the PMPI_ names
+# (Open MPI's mpif.h, mpi and mpi_f08 layers; MPICH's mpi_f08), and so do
+# profiling tools' wrappers.
+#
+# What counts (the MPI_ names):
 #   MPI_Win_*                    every window function, _c forms included
 #                                (case-sensitive: see MPI_WIN_* below)
 #   MPI_Put, MPI_Rput, MPI_Rget, MPI_Accumulate, MPI_Raccumulate,
@@ -84,3 +88,11 @@ if [ -n "$missing" ]; then
   exit 1
 fi
 echo "OK: Remora defines all $n_rma RMA-chapter functions of the host"
+
+served=$(grep -E '^MPI_' <<<"$remora_all")
+no_pmpi=$(comm -23 <(printf '%s\n' "$served") <(sed -n 's/^P\(MPI_\)/\1/p' <<<"$remora_all"))
+if [ -n "$no_pmpi" ]; then
+  echo "FAIL: Remora defines these without their PMPI_ names:" $no_pmpi
+  exit 1
+fi
+echo "OK: all $(wc -l <<<"$served") MPI_ functions of Remora are PMPI_ functions too"
