@@ -48,7 +48,12 @@ function(remora_mpi_test name)
       endif()
       foreach(np ${A_NP})
         set(t ${name}/${f}/${mode}/np${np})
-        add_test(NAME ${t} COMMAND ${run} -n ${np} -- $<TARGET_FILE:${exe}${REMORA_SUFFIX_${f}}> ${A_ARGS})
+        # a program CMake does not build itself (the Fortran tests) is bin/<exe>
+        set(prog ${PROJECT_BINARY_DIR}/bin/${exe}${REMORA_SUFFIX_${f}})
+        if(TARGET ${exe}${REMORA_SUFFIX_${f}})
+          set(prog $<TARGET_FILE:${exe}${REMORA_SUFFIX_${f}}>)
+        endif()
+        add_test(NAME ${t} COMMAND ${run} -n ${np} -- ${prog} ${A_ARGS})
         # ctest's own timeout is a backstop: scripts/mpirun kills at A_TIMEOUT first.
         math(EXPR backstop "${A_TIMEOUT} + 30")
         set(labels mpi ${f} ${mode} ${A_LABELS})

@@ -3,6 +3,8 @@
 #ifndef REMORA_REMORA_H
 #define REMORA_REMORA_H
 
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -17,6 +19,10 @@ const char *remora_version(void);
 /* Nonzero when the calling process's RMA calls are served by Remora
  * (libremora is linked or preloaded and MPI is initialised). */
 int remora_active(void);
+
+/* Nonzero when `win` is a window Remora serves (C handle; from Fortran,
+ * convert with MPI_Win_f2c first). */
+int remora_win_served(MPI_Win win);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  * Predefined keys (MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL) are
  * answered from the window; user keys live in a list per window, in setting
  * order.  A keyval freed by the user stays valid while attributes use it. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/attr.h"
@@ -38,7 +39,7 @@ int remora_keyval_create(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_att
         }
         t->n++;
     }
-    t->v[i] = (struct remora_keyval){copy_fn, delete_fn, extra_state, 1, 1};
+    t->v[i] = (struct remora_keyval){copy_fn, delete_fn, extra_state, NULL, NULL, 1, 1};
     *keyval = REMORA_KEYVAL_BASE + i;
     pthread_mutex_unlock(&remora_core.lock);
     return MPI_SUCCESS;
@@ -65,6 +66,18 @@ int remora_keyval_free(int *keyval)
     return MPI_SUCCESS;
 }
 
+int remora_keyval_set_thunk(int keyval, remora_delete_thunk *thunk, void *thunk_arg)
+{
+    pthread_mutex_lock(&remora_core.lock);
+    struct remora_keyval *k = keyval_at(keyval);
+    if (k) {
+        k->thunk = thunk;
+        k->thunk_arg = thunk_arg;
+    }
+    pthread_mutex_unlock(&remora_core.lock);
+    return k ? MPI_SUCCESS : MPI_ERR_KEYVAL;
+}
+
 void remora_keyval_table_destroy(struct remora_keyval_table *t)
 {
     free(t->v);
@@ -85,11 +98,14 @@ static int call_delete(struct remora_win *w, struct remora_attr *a)
     struct remora_keyval *k = keyval_at(a->keyval);
     MPI_Win_delete_attr_function *fn = k ? k->delete_fn : NULL;
     void *extra = k ? k->extra_state : NULL;
+    remora_delete_thunk *thunk = k ? k->thunk : NULL;
+    void *thunk_arg = k ? k->thunk_arg : NULL;
     pthread_mutex_unlock(&remora_core.lock);
-    if (!fn || fn == MPI_WIN_NULL_DELETE_FN)
+    if (!fn || (!thunk && fn == MPI_WIN_NULL_DELETE_FN))
         return MPI_SUCCESS;
     MPI_Win handle = w->handle;
-    int rc = fn(handle, a->keyval, a->value, extra);
+    int rc = thunk ? thunk(thunk_arg, (void *)fn, handle, w->index, a->keyval, a->value, a->fortran_value, extra)
+                   : fn(handle, a->keyval, a->value, extra);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : remora_err(rc, "an attribute delete callback returned %d", rc);
 }
 
@@ -101,7 +117,7 @@ static struct remora_attr **find(struct remora_win *w, int keyval)
     return pp;
 }
 
-int remora_attr_set(struct remora_win *w, int keyval, void *value)
+int remora_attr_set(struct remora_win *w, int keyval, void *value, int fortran_value)
 {
     if (predefined(keyval))
         return remora_err(MPI_ERR_KEYVAL, "predefined window attributes cannot be set");
@@ -122,12 +138,13 @@ int remora_attr_set(struct remora_win *w, int keyval, void *value)
         if (rc != MPI_SUCCESS)
             return rc;
         (*pp)->value = value;
+        (*pp)->fortran_value = fortran_value;
         return MPI_SUCCESS;
     }
     struct remora_attr *a = malloc(sizeof *a);
     if (!a)
         return remora_err(MPI_ERR_NO_MEM, "attribute");
-    *a = (struct remora_attr){keyval, value, NULL};
+    *a = (struct remora_attr){keyval, fortran_value, value, NULL};
     *pp = a; /* appended: deletion at free runs in setting order */
     return MPI_SUCCESS;
 }
@@ -161,6 +178,21 @@ int remora_attr_get(struct remora_win *w, int keyval, void *value, int *flag)
         if (a)
             *out = a->value;
     }
+    return MPI_SUCCESS;
+}
+
+int remora_attr_get_value(struct remora_win *w, int keyval, MPI_Aint *value, int *flag)
+{
+    void *v = NULL;
+    int rc = remora_attr_get(w, keyval, &v, flag);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    if (keyval == MPI_WIN_SIZE)
+        *value = *(MPI_Aint *)v;
+    else if (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL)
+        *value = *(int *)v;
+    else
+        *value = (MPI_Aint)(uintptr_t)v; /* MPI_WIN_BASE's address, or the value a user set */
     return MPI_SUCCESS;
 }
 

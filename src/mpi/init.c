@@ -30,3 +30,5 @@ REMORA_API int MPI_Finalize(void)
 REMORA_PMPI(MPI_Finalize);
 
 REMORA_API int remora_active(void) { return remora_core.initialized && !remora_core.finalized; }
+
+REMORA_API int remora_win_served(MPI_Win win) { return remora_win_from_handle(win) != NULL; }

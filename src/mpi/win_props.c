@@ -25,7 +25,7 @@ REMORA_PMPI(MPI_Win_free_keyval);
 REMORA_API int MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_attr_set(w, keyval, attribute_val), __func__);
+    return remora_done(w, remora_attr_set(w, keyval, attribute_val, 0), __func__);
 }
 REMORA_PMPI(MPI_Win_set_attr);
 
