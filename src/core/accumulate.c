@@ -325,7 +325,18 @@ static void combine(const struct acc *a, char *t, const char *o, const char *c, 
  * atomic load), applies itself to a copy `nxt`, and swaps each changed unit
  * from cur to nxt; a unit that changed meanwhile (a lock-free call) comes back
  * with its value, its segment is recomputed and swapped again.  Results are
- * the values swapped out. */
+ * the values swapped out.
+ *
+ * A call that only reads several units (MPI_NO_OP) reads them one after the
+ * other, and lock-free calls may change some in between: it then reads them
+ * all once more, and starts again if any changed.  Unchanged, each held its
+ * value from its first read to its second, so all held them together at the
+ * last first read: the call reads one state of its bytes.  (A word that
+ * lock-free calls change and change back between the two reads passes for
+ * unchanged.)  A call that writes several units is not so protected: a
+ * thread that makes two lock-free calls on two of its units, one after the
+ * other, may see the first after the call's write and the second before it
+ * (see the README). */
 
 /* Consecutive unit-rounded bytes [lo, hi) of the call, at byte img of the images. */
 struct seg {
@@ -356,7 +367,7 @@ static void image_free(struct image *im)
     free(im->seg);
     free(im->u);
     free(im->cur);
-    im->seg = NULL, im->u = NULL, im->cur = NULL;
+    *im = (struct image){0};
 }
 
 static int seg_cmp(const void *x, const void *y)
@@ -590,6 +601,42 @@ static int swap_units(const struct acc *a, struct image *im, const unsigned char
     return st;
 }
 
+/* Whether every unit still holds its value in cur (read again: an atomic
+ * load here, a fetching add of 0 through the transport). */
+static int units_unchanged(const struct image *im, int *same)
+{
+    *same = 1;
+    for (size_t i = 0; i < im->nu;) {
+        const struct unit *u = &im->u[i];
+        if (u->mapped) {
+            unsigned char now[16];
+            if (u->size == 16) {
+                uint64_t e[2];
+                memcpy(e, im->cur + u->img, 16);
+                remora_mapped_cas16(u->mapped, e, e); /* e: the value now */
+                memcpy(now, e, 16);
+            } else {
+                store_elem(now, u->size, load_word(u->mapped, u->size));
+            }
+            *same &= memcmp(now, im->cur + u->img, u->size) == 0;
+            i++;
+            continue;
+        }
+        struct remora_amo_req rq[64];
+        size_t nb = 0, j = i;
+        const struct remora_span *s = u->s;
+        for (; j < im->nu && nb < 64 && im->u[j].s == s && !im->u[j].mapped; j++)
+            rq[nb++] = (struct remora_amo_req){im->u[j].pos - s->lo + s->at, im->u[j].size, REMORA_AMO_ADD, 0, 0, 0};
+        int st = remora_amov(s->amo, rq, nb);
+        if (st != REMORA_OK)
+            return st;
+        for (size_t b = 0; b < nb; b++)
+            *same &= rq[b].fetched == load_elem(im->cur + im->u[i + b].img, im->u[i + b].size);
+        i = j;
+    }
+    return REMORA_OK;
+}
+
 /* Write the pieces' bytes of spans without atomics from nxt (under the stripes). */
 static int write_plain(const struct acc *a, struct image *im)
 {
@@ -627,24 +674,30 @@ static int run_image(const struct acc *a, uint64_t round)
     struct image im = {0};
     int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare;
     int read_plain = fetch || a->compare || (a->op != REMORA_OP_REPLACE && a->op != REMORA_OP_NO_OP);
-    int st = plan(a, round, &im);
-    for (size_t k = 0; st == REMORA_OK && k < im.nseg; k++)
-        st = read_segment(a, &im, k, read_plain);
-    if (st == REMORA_OK && read_plain) /* the plain bytes read */
-        st = flush_plain(a);
-    unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units through the transport are swapped in whole) */
-    if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch &&
-        (whole = calloc(1, (size_t)(im.nxt - im.cur)))) {
-        for (size_t i = 0; i < a->np; i++) {
-            const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
-            memset(whole + g->img + (a->p[i].pos - g->lo), 1, a->p[i].len);
+    int st, same = 1;
+    do { /* once, or until a read of several units reads them all unchanged twice */
+        image_free(&im);
+        st = plan(a, round, &im);
+        for (size_t k = 0; st == REMORA_OK && k < im.nseg; k++)
+            st = read_segment(a, &im, k, read_plain);
+        if (st == REMORA_OK && read_plain) /* the plain bytes read */
+            st = flush_plain(a);
+        unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units through the transport are swapped in whole) */
+        if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch &&
+            (whole = calloc(1, (size_t)(im.nxt - im.cur)))) {
+            for (size_t i = 0; i < a->np; i++) {
+                const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
+                memset(whole + g->img + (a->p[i].pos - g->lo), 1, a->p[i].len);
+            }
         }
-    }
-    if (st == REMORA_OK) {
-        compute(a, &im, SIZE_MAX);
-        st = swap_units(a, &im, whole);
-    }
-    free(whole);
+        if (st == REMORA_OK) {
+            compute(a, &im, SIZE_MAX);
+            st = swap_units(a, &im, whole);
+        }
+        free(whole);
+        if (st == REMORA_OK && !writes && im.nu > 1)
+            st = units_unchanged(&im, &same);
+    } while (st == REMORA_OK && !same);
     if (st == REMORA_OK && writes)
         st = write_plain(a, &im);
     if (st == REMORA_OK && writes)
@@ -723,7 +776,8 @@ static void convey(const struct acc *a, char *buf, MPI_Count count, const struct
         elems_init(&e, t, count, a->bt);
         MPI_Aint d;
         for (size_t k = 0; elems_next(&e, &d); k++)
-            to_buf ? copy_element(buf + d, array + k * a->esz, a->bt) : copy_element(array + k * a->esz, buf + d, a->bt);
+            to_buf ? copy_element(remora_buf_at(buf, d), array + k * a->esz, a->bt)
+                   : copy_element(array + k * a->esz, remora_buf_at(buf, d), a->bt);
         return;
     }
     struct remora_dt_cursor c;
@@ -731,7 +785,8 @@ static void convey(const struct acc *a, char *buf, MPI_Count count, const struct
     MPI_Aint d, len;
     size_t pos = 0;
     while ((len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
-        to_buf ? memcpy(buf + d, array + pos, (size_t)len) : memcpy(array + pos, buf + d, (size_t)len);
+        to_buf ? memcpy(remora_buf_at(buf, d), array + pos, (size_t)len)
+               : memcpy(array + pos, remora_buf_at(buf, d), (size_t)len);
         pos += (size_t)len;
     }
 }
@@ -743,7 +798,7 @@ static char *element_array(const struct acc *a, const void *buf, MPI_Count count
 {
     *tmp = NULL;
     if (t->contiguous && !a->holes)
-        return (char *)buf + t->true_lb;
+        return remora_buf_at(buf, t->true_lb);
     if (!(*tmp = malloc(nelem * a->esz + 1)))
         return NULL;
     if (fill)
@@ -766,11 +821,11 @@ static int basic_of(const struct remora_dt *t, const struct remora_type_entry **
  * range: one CPU atomic straight away, no layouts, no lock.  Returns
  * MPI_SUCCESS or an error class, or -1 for the general case. */
 static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
-                           void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
-                           MPI_Count tcount, MPI_Datatype ttype, enum remora_op op)
+                           const struct remora_acc_result *res, int target, MPI_Aint tdisp, MPI_Count tcount,
+                           MPI_Datatype ttype, enum remora_op op)
 {
     if (tcount != 1 || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != 1)) ||
-        (raddr && (rtype != ttype || rcount != 1)))
+        (res && (res->type != ttype || res->count != 1 || !res->addr)))
         return -1;
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
@@ -783,19 +838,19 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
     if (!remora_op_allowed(op, e))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
     update_elem(&x->amo, off, e->size, op, remora_reduce_kernel(op, e), integer_class(e),
-                op == REMORA_OP_NO_OP ? NULL : oaddr, raddr, 0);
+                op == REMORA_OP_NO_OP ? NULL : oaddr, res ? res->addr : NULL, 0);
     return MPI_SUCCESS;
 }
 
-int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
-                      MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, MPI_Count tcount,
+int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+                      const struct remora_acc_result *res, int target, MPI_Aint tdisp, MPI_Count tcount,
                       MPI_Datatype ttype, MPI_Op op)
 {
     int opid = remora_op_of(op);
-    if (opid < 0 || (opid == REMORA_OP_NO_OP && !raddr))
-        return remora_err(MPI_ERR_OP, "not a predefined operation allowed here");
-    int fast = accumulate_fast(w, oaddr, ocount, otype, raddr, rcount, rtype, target, tdisp, tcount, ttype,
-                               (enum remora_op)opid);
+    if (opid < 0 || (opid == REMORA_OP_NO_OP && !res))
+        return remora_err(MPI_ERR_OP, "operation %#llx: not a predefined operation allowed here",
+                          (unsigned long long)(uintptr_t)op);
+    int fast = accumulate_fast(w, oaddr, ocount, otype, res, target, tdisp, tcount, ttype, (enum remora_op)opid);
     if (fast >= 0)
         return fast;
     if (target == MPI_PROC_NULL)
@@ -803,7 +858,9 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     int rc = remora_check_target(w, target);
     if (rc == MPI_SUCCESS)
         rc = remora_rma_counts(opid == REMORA_OP_NO_OP ? 0 : ocount, tcount);
-    if (rc == MPI_SUCCESS && raddr && rcount < 0)
+    void *raddr = res ? res->addr : NULL;
+    MPI_Count rcount = res ? res->count : 0;
+    if (rc == MPI_SUCCESS && res && rcount < 0)
         rc = remora_err(MPI_ERR_COUNT, "negative result count");
     if (rc != MPI_SUCCESS)
         return rc;
@@ -815,7 +872,7 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
         return remora_err(rc, "target datatype");
     if (opid != REMORA_OP_NO_OP && (rc = remora_dt_get(otype, &ot)) != MPI_SUCCESS)
         return remora_err(rc, "origin datatype");
-    if (raddr && (rc = remora_dt_get(rtype, &rt)) != MPI_SUCCESS)
+    if (res && (rc = remora_dt_get(res->type, &rt)) != MPI_SUCCESS)
         return remora_err(rc, "result datatype");
     MPI_Aint bytes = (MPI_Aint)(tcount * a.tt->size);
     if ((ot && ocount * ot->size != bytes) || (rt && rcount * rt->size != bytes))
@@ -868,7 +925,8 @@ int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MP
 {
     if (!remora_type_lookup(&remora_core.types, type))
         return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
-    return remora_accumulate(w, oaddr, 1, type, raddr, 1, type, target, tdisp, 1, type, op);
+    struct remora_acc_result res = {raddr, 1, type};
+    return remora_accumulate(w, oaddr, 1, type, &res, target, tdisp, 1, type, op);
 }
 
 int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void *caddr, void *raddr,

@@ -24,9 +24,17 @@
 
 #include "core/win.h"
 
-/* result == NULL: MPI_Accumulate; otherwise MPI_Get_accumulate. */
-int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
-                      MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, MPI_Count tcount,
+/* The result side of a fetching accumulate; addr may be MPI_BOTTOM with a
+ * datatype of absolute addresses. */
+struct remora_acc_result {
+    void *addr;
+    MPI_Count count;
+    MPI_Datatype type;
+};
+
+/* res == NULL: MPI_Accumulate; otherwise MPI_Get_accumulate. */
+int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+                      const struct remora_acc_result *res, int target, MPI_Aint tdisp, MPI_Count tcount,
                       MPI_Datatype ttype, MPI_Op op);
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
                         MPI_Aint tdisp, MPI_Op op);

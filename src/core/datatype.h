@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct remora_dt_block {
     MPI_Aint disp; /* bytes, relative to the buffer address */
@@ -34,6 +35,14 @@ struct remora_dt {
  * MPI_SUCCESS, MPI_ERR_TYPE (MPI_DATATYPE_NULL, not a datatype, a combiner
  * Remora cannot decode) or MPI_ERR_NO_MEM. */
 int remora_dt_get(MPI_Datatype type, const struct remora_dt **out);
+
+/* The address `disp` bytes from a user buffer `buf`, which may be MPI_BOTTOM
+ * (NULL) with a datatype of absolute addresses: computed as an integer, since
+ * C gives no meaning to an offset from a null pointer. */
+static inline char *remora_buf_at(const void *buf, MPI_Aint disp)
+{
+    return (char *)((uintptr_t)buf + (uintptr_t)disp);
+}
 
 /* Successive contiguous pieces of `count` elements of a layout, in typemap order. */
 struct remora_dt_cursor {

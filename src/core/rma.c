@@ -155,7 +155,7 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
             m->span = s;
         }
         MPI_Aint take = s->hi - pos < (uint64_t)len ? (MPI_Aint)(s->hi - pos) : len;
-        m->v[m->nv++] = (struct remora_iov){m->op->origin + odisp, pos - s->lo + s->at, (size_t)take};
+        m->v[m->nv++] = (struct remora_iov){remora_buf_at(m->op->origin, odisp), pos - s->lo + s->at, (size_t)take};
         odisp += take;
         pos += (uint64_t)take;
         len -= take;

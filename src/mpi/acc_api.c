@@ -7,8 +7,8 @@ REMORA_API int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Dat
                               MPI_Op op, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
-                                            target_rank, target_disp, target_count, target_datatype, op), __func__);
+    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, target_rank,
+                                            target_disp, target_count, target_datatype, op), __func__);
 }
 REMORA_PMPI(MPI_Accumulate);
 
@@ -18,9 +18,9 @@ REMORA_API int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI
                                   MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                            result_datatype, target_rank, target_disp, target_count, target_datatype,
-                                            op), __func__);
+    struct remora_acc_result res = {result_addr, result_count, result_datatype};
+    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, &res, target_rank,
+                                            target_disp, target_count, target_datatype, op), __func__);
 }
 REMORA_PMPI(MPI_Get_accumulate);
 
@@ -48,8 +48,8 @@ REMORA_API int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
-                                            target_rank, target_disp, target_count, target_datatype, op), __func__);
+    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, target_rank,
+                                            target_disp, target_count, target_datatype, op), __func__);
 }
 REMORA_PMPI(MPI_Accumulate_c);
 
@@ -59,9 +59,9 @@ REMORA_API int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_co
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                            result_datatype, target_rank, target_disp, target_count, target_datatype,
-                                            op), __func__);
+    struct remora_acc_result res = {result_addr, result_count, result_datatype};
+    return remora_done(w, remora_accumulate(w, origin_addr, origin_count, origin_datatype, &res, target_rank,
+                                            target_disp, target_count, target_datatype, op), __func__);
 }
 REMORA_PMPI(MPI_Get_accumulate_c);
 #endif

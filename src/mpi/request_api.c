@@ -90,17 +90,16 @@ static int rget(struct remora_win *w, void *origin_addr, MPI_Count origin_count,
     return finish(w, target_rank, rc, request, fn);
 }
 
-/* Raccumulate is Rget_accumulate without a result buffer. */
+/* Raccumulate is Rget_accumulate without a result (res NULL). */
 static int rget_accumulate(struct remora_win *w, const void *origin_addr, MPI_Count origin_count,
-                           MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
-                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Request *request,
-                           const char *fn)
+                           MPI_Datatype origin_datatype, const struct remora_acc_result *res, int target_rank,
+                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Request *request, const char *fn)
 {
     int rc = passive_epoch(w, target_rank);
     if (rc == MPI_SUCCESS)
-        rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                               result_datatype, target_rank, target_disp, target_count, target_datatype, op);
+        rc = remora_accumulate(w, origin_addr, origin_count, origin_datatype, res, target_rank, target_disp,
+                               target_count, target_datatype, op);
     return finish(w, target_rank, rc, request, fn);
 }
 
@@ -129,8 +128,8 @@ REMORA_API int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Da
                                MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
-                           target_disp, target_count, target_datatype, op, request, __func__);
+    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, target_rank, target_disp, target_count,
+                           target_datatype, op, request, __func__);
 }
 REMORA_PMPI(MPI_Raccumulate);
 
@@ -140,9 +139,9 @@ REMORA_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MP
                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                           result_datatype, target_rank, target_disp, target_count, target_datatype, op, request,
-                           __func__);
+    struct remora_acc_result res = {result_addr, result_count, result_datatype};
+    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, &res, target_rank, target_disp, target_count,
+                           target_datatype, op, request, __func__);
 }
 REMORA_PMPI(MPI_Rget_accumulate);
 
@@ -172,8 +171,8 @@ REMORA_API int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count
                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
-                           target_disp, target_count, target_datatype, op, request, __func__);
+    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, NULL, target_rank, target_disp, target_count,
+                           target_datatype, op, request, __func__);
 }
 REMORA_PMPI(MPI_Raccumulate_c);
 
@@ -183,9 +182,9 @@ REMORA_API int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_c
                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     REMORA_WIN_OR_RETURN(w, win);
-    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                           result_datatype, target_rank, target_disp, target_count, target_datatype, op, request,
-                           __func__);
+    struct remora_acc_result res = {result_addr, result_count, result_datatype};
+    return rget_accumulate(w, origin_addr, origin_count, origin_datatype, &res, target_rank, target_disp, target_count,
+                           target_datatype, op, request, __func__);
 }
 REMORA_PMPI(MPI_Rget_accumulate_c);
 #endif
