@@ -31,14 +31,21 @@
  * kind, .TRUE. being 1 in Debian's build (OMPI_FORTRAN_VALUE_TRUE). */
 typedef int remora_fortran_logical;
 
+/* The window of a Fortran handle, or NULL with *ierr set (MPI_ERR_WIN raised). */
+static struct remora_win *fortran_win(const MPI_Fint *win, MPI_Fint *ierr, const char *fn)
+{
+    struct remora_win *w = remora_win_table_get(&remora_core.wins, (int)*win);
+    if (!w)
+        *ierr = remora_bad_win(fn);
+    return w;
+}
+
 static void win_get_attr_f(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, remora_fortran_logical *flag,
                            MPI_Fint *ierr)
 {
-    struct remora_win *w = remora_win_table_get(&remora_core.wins, (int)*win);
-    if (!w) {
-        *ierr = remora_bad_win("MPI_Win_get_attr");
+    struct remora_win *w = fortran_win(win, ierr, "MPI_Win_get_attr");
+    if (!w)
         return;
-    }
     int f = 0;
     int rc = remora_attr_get_value(w, (int)*keyval, value, &f);
     if (rc == MPI_SUCCESS)
@@ -48,12 +55,9 @@ static void win_get_attr_f(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, rem
 
 static void win_set_attr_f(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr)
 {
-    struct remora_win *w = remora_win_table_get(&remora_core.wins, (int)*win);
-    if (!w) {
-        *ierr = remora_bad_win("MPI_Win_set_attr");
-        return;
-    }
-    *ierr = remora_done(w, remora_attr_set(w, (int)*keyval, (void *)(uintptr_t)*value, 1), "MPI_Win_set_attr");
+    struct remora_win *w = fortran_win(win, ierr, "MPI_Win_set_attr");
+    if (w)
+        *ierr = remora_done(w, remora_attr_set(w, (int)*keyval, (void *)(uintptr_t)*value, 1), "MPI_Win_set_attr");
 }
 
 typedef void fortran_delete_fn(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Aint *extra, MPI_Fint *ierr);
@@ -155,10 +159,6 @@ REMORA_API void MPII_Keyval_set_proxy(int keyval, mpich_copy_proxy *copy_proxy, 
 {
     if (remora_keyval_set_thunk(keyval, proxy_delete, (void *)delete_proxy) == MPI_SUCCESS)
         return; /* windows are never copied: the copy proxy is not needed */
-    static void (*host)(int, mpich_copy_proxy *, mpich_delete_proxy *);
-    if (!__atomic_load_n(&host, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&host, (void (*)(int, mpich_copy_proxy *, mpich_delete_proxy *))remora_host_symbol(
-                                    "MPII_Keyval_set_proxy"), __ATOMIC_RELEASE);
-    host(keyval, copy_proxy, delete_proxy); /* a communicator's or datatype's keyval */
+    REMORA_HOST_FN(MPII_Keyval_set_proxy)(keyval, copy_proxy, delete_proxy); /* a communicator's or datatype's */
 }
 #endif

@@ -8,7 +8,9 @@
  *   REMORA_HOST(MPI_Init)(argc, argv)
  * which is the host library's PMPI_Init, looked up once with
  * dlsym(RTLD_NEXT): the next library after Remora's in the search order,
- * whether Remora is preloaded or linked before the MPI library. */
+ * whether Remora is preloaded or linked before the MPI library.  Other host
+ * symbols Remora defines too (MPICH's MPII_Keyval_set_proxy):
+ * REMORA_HOST_FN(symbol). */
 #ifndef REMORA_RUNTIME_HOST_MPI_H
 #define REMORA_RUNTIME_HOST_MPI_H
 
@@ -17,15 +19,19 @@
 /* The host's symbol `name` (e.g. "PMPI_Init"); fatal if it has none. */
 void *remora_host_symbol(const char *name);
 
-#define REMORA_HOST(name)                                                             \
+/* The host library's function `sym`, of the type of the declaration of `sym`
+ * in scope (Remora's own definition of the same name, or mpi.h's). */
+#define REMORA_HOST_FN(sym)                                                           \
     (*({                                                                              \
-        static __typeof__(&P##name) remora_host_fn_;                                  \
-        __typeof__(&P##name) f_ = __atomic_load_n(&remora_host_fn_, __ATOMIC_ACQUIRE); \
+        static __typeof__(&sym) remora_host_fn_;                                      \
+        __typeof__(&sym) f_ = __atomic_load_n(&remora_host_fn_, __ATOMIC_ACQUIRE);    \
         if (!f_) {                                                                    \
-            f_ = (__typeof__(&P##name))remora_host_symbol("P" #name);                 \
+            f_ = (__typeof__(&sym))remora_host_symbol(#sym);                          \
             __atomic_store_n(&remora_host_fn_, f_, __ATOMIC_RELEASE);                 \
         }                                                                             \
         f_;                                                                           \
     }))
+
+#define REMORA_HOST(name) REMORA_HOST_FN(P##name)
 
 #endif

@@ -8,16 +8,21 @@
 ! every window must be one of Remora's (remora_win_served on MPI_Win_f2c of
 ! the Fortran handle), and MPI_Win_shared_query must serve MPI_Win_allocate
 ! windows (MPI-4.0; the hosts refuse it).  Rank 0 prints "No Errors".
+! MPI_USE goes before IMPLICIT NONE, MPI_INCLUDE after it: a module is used
+! there, mpif.h is included here.
 #if defined(FTEST_F08)
-#define MPI_BINDING use mpi_f08
+#define MPI_USE use mpi_f08
+#define MPI_INCLUDE
 #define HANDLE(t) type(t)
 #define FVAL(x) x%MPI_VAL
 #elif defined(FTEST_MPIF_H)
-#define MPI_BINDING include 'mpif.h'
+#define MPI_USE
+#define MPI_INCLUDE include 'mpif.h'
 #define HANDLE(t) integer
 #define FVAL(x) x
 #else
-#define MPI_BINDING use mpi
+#define MPI_USE use mpi
+#define MPI_INCLUDE
 #define HANDLE(t) integer
 #define FVAL(x) x
 #endif
@@ -49,13 +54,9 @@ end module
 
 module ftest_callbacks
   use ftest_util
-#ifndef FTEST_MPIF_H
-  MPI_BINDING
-#endif
+  MPI_USE
   implicit none
-#ifdef FTEST_MPIF_H
-  MPI_BINDING
-#endif
+  MPI_INCLUDE
   private
   public :: count_delete
 contains
@@ -73,13 +74,9 @@ end module
 program f_rma
   use ftest_util
   use ftest_callbacks
-#ifndef FTEST_MPIF_H
-  MPI_BINDING
-#endif
+  MPI_USE
   implicit none
-#ifdef FTEST_MPIF_H
-  MPI_BINDING
-#endif
+  MPI_INCLUDE
   integer, parameter :: n = 8
   integer :: ierr, rank, nproc, right, left, i, cls, keyval, du, nrank, flen, cmp, total
   HANDLE(MPI_Win) :: win
