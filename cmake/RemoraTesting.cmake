@@ -13,6 +13,14 @@
 #        remora-nodes2 = through remora-run with isolated simulated nodes of 2
 #        ranks (shared memory inside a node, UCX over TCP between nodes).
 # With SOURCES the executable is built once per flavour (name as target).
+# Every test's limit is REMORA_TEST_TIMEOUT seconds unless it asks for more.
+# The limit catches hangs; it is not a speed test.  The machines that run the
+# suite are loaded (ctest -j2 on 2 cores, where a job whose ranks spin slows
+# its neighbour's ranks tenfold and more), so it is generous; ctest prints
+# every test's time, which is where slowness shows.
+set(REMORA_TEST_TIMEOUT 300 CACHE STRING "seconds before scripts/mpirun kills a test job as hung")
+math(EXPR REMORA_TEST_BACKSTOP "${REMORA_TEST_TIMEOUT} + 30")
+
 function(remora_mpi_test name)
   cmake_parse_arguments(A "" "TARGET;TIMEOUT" "SOURCES;NP;ARGS;MODES;FLAVOURS;LABELS;ENV;LIBS" ${ARGN})
   if(NOT A_NP)
@@ -25,7 +33,7 @@ function(remora_mpi_test name)
     set(A_FLAVOURS ${REMORA_FLAVOURS})
   endif()
   if(NOT A_TIMEOUT)
-    set(A_TIMEOUT 120)
+    set(A_TIMEOUT ${REMORA_TEST_TIMEOUT})
   endif()
   set(exe ${A_TARGET})
   if(A_SOURCES)

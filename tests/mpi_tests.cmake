@@ -50,22 +50,22 @@ function(engine_test name)
     mtest_program(${name})
   endif()
   remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES host NP ${A_NP} ARGS ${A_ARGS} ${A_HOST_ARGS}
-    TIMEOUT 60 LABELS engine ENV ${A_HOST_ENV})
+    LABELS engine ENV ${A_HOST_ENV})
   remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora NP ${A_NP} ARGS ${A_ARGS}
-    TIMEOUT 60 LABELS engine)
+    LABELS engine)
   if(A_UCX_NP)
     remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora-ucx NP ${A_UCX_NP} ARGS ${A_ARGS}
-      TIMEOUT 90 LABELS engine)
+      LABELS engine)
   endif()
   if(NOT A_NO_NODES)
     remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES remora-nodes2 NP 4 ARGS ${A_ARGS}
-      TIMEOUT 90 LABELS engine)
+      LABELS engine)
   endif()
   if(A_MPICH_NP)
     remora_mpi_test(${name} TARGET ${exe} FLAVOURS mpich MODES remora NP ${A_MPICH_NP} ARGS ${A_ARGS}
-      TIMEOUT 60 LABELS engine)
+      LABELS engine)
     remora_mpi_test(${name} TARGET ${exe} FLAVOURS mpich MODES host NP ${A_MPICH_NP}
-      ARGS ${A_ARGS} ${A_HOST_ARGS} TIMEOUT 60 LABELS engine)
+      ARGS ${A_ARGS} ${A_HOST_ARGS} LABELS engine)
   endif()
 endfunction()
 
@@ -99,7 +99,7 @@ function(mtest_remora name)
       continue()
     endif()
     remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora NP ${nps}
-      ARGS ${A_ARGS} TIMEOUT 60 LABELS mpi3)
+      ARGS ${A_ARGS} LABELS mpi3)
     set(ucx_nps "")
     foreach(np ${nps})
       list(LENGTH ucx_nps n)
@@ -113,11 +113,11 @@ function(mtest_remora name)
     endforeach()
     if(ucx_nps)
       remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-ucx NP ${ucx_nps}
-        ARGS ${A_UCX_ARGS} ${A_ARGS} TIMEOUT 300 LABELS mpi3)
+        ARGS ${A_UCX_ARGS} ${A_ARGS} LABELS mpi3)
     endif()
     if(f STREQUAL "openmpi" AND 4 IN_LIST nps)
       remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-nodes2 NP 4
-        ARGS ${A_UCX_ARGS} ${A_ARGS} TIMEOUT 300 LABELS mpi3)
+        ARGS ${A_UCX_ARGS} ${A_ARGS} LABELS mpi3)
     endif()
   endforeach()
 endfunction()
@@ -130,7 +130,7 @@ function(mtest_host name)
     set(env OMPI_MCA_osc=${A_OSC})
   endif()
   remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${A_FLAVOUR} MODES host NP ${A_NP}
-    ARGS ${A_ARGS} ENV ${env} TIMEOUT 60 LABELS mpi3)
+    ARGS ${A_ARGS} ENV ${env} LABELS mpi3)
 endfunction()
 
 # --win for the Open MPI host runs on the windows osc/sm cannot serve.

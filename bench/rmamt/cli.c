@@ -39,7 +39,7 @@ void usage(FILE *f)
             "  --thread-comms      twosided: a communicator per thread\n"
             "  --bind              pin each thread to a core\n"
             "  --format table|csv|json   --output FILE\n"
-            "  --timeout SECONDS   report a hang and exit 3 instead of waiting forever\n"
+            "  --timeout SECONDS   report a hang and exit 3 when no measurement ends for that long\n"
             "  --no-verify         pure timing (by default every transfer is checked)\n"
             "  --inject-corruption corrupt one transfer on purpose (tests the check)\n"
             "  --inject-hang       rank 1 never joins (tests --timeout)\n");

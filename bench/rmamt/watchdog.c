@@ -1,5 +1,9 @@
-/* --timeout: a thread that, if the run is not over in time, says what the
- * process was doing and exits with status 3 (the launcher ends the job). */
+/* --timeout: a thread that, when the run has made no progress for that long,
+ * says what the process was doing and exits with status 3 (the launcher ends
+ * the job).  Progress is a finished step: every watchdog_doing() call (one
+ * per measurement) starts the time again, so a slow run on a loaded machine
+ * is reported as slow by its timings, and only a step that never ends is a
+ * hang. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +13,7 @@
 #include "rmamt.h"
 
 static char doing[256] = "starting";
+static unsigned long steps;  /* watchdog_doing() calls so far */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void watchdog_doing(const char *fmt, ...)
@@ -17,20 +22,39 @@ void watchdog_doing(const char *fmt, ...)
     va_start(ap, fmt);
     pthread_mutex_lock(&lock);
     vsnprintf(doing, sizeof doing, fmt, ap);
+    steps++;
     pthread_mutex_unlock(&lock);
     va_end(ap);
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void *watch(void *arg)
 {
-    double s = *(double *)arg;
-    struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
+    double limit = *(double *)arg;
+    unsigned long seen = (unsigned long)-1;
+    double since = now();
+    for (;;) {
+        struct timespec tick = {0, 100 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+        pthread_mutex_lock(&lock);
+        if (steps != seen) {
+            seen = steps;
+            since = now();
+        } else if (now() - since >= limit) {
+            break;  /* keeps the lock: no one rewrites `doing` while it is printed */
+        }
+        pthread_mutex_unlock(&lock);
+    }
     int rank = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    pthread_mutex_lock(&lock);
-    fprintf(stderr, "rmamt: HANG: rank %d still running after %.0f s (--timeout), while %s\n", rank, s, doing);
+    fprintf(stderr, "rmamt: HANG: rank %d made no progress for %.0f s (--timeout), while %s\n", rank, limit,
+            doing);
     fflush(stderr);
     _exit(3);
     return NULL;

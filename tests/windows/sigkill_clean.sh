@@ -10,7 +10,7 @@ mpirun=$1 remora_run=$2 victim=$3; shift 3
 name=$(basename "$victim" | cut -c1-15) # the kernel's process name (pgrep -f would match this script)
 fail=0
 for shm in memfd posix; do
-  out=$(REMORA_SHM=$shm "$mpirun" "$@" --timeout 40 --remora "$remora_run" -n 4 -- "$victim" 2>&1)
+  out=$(REMORA_SHM=$shm "$mpirun" "$@" --timeout 120 --remora "$remora_run" -n 4 -- "$victim" 2>&1)
   rc=$?
   grep -q "windows ready" <<<"$out" || { echo "$shm: the job did not get to the kill (rc $rc):"; echo "$out" | head -20; fail=1; }
   [[ $rc != 0 ]] || { echo "$shm: a job with a killed rank exited 0"; fail=1; }
