@@ -54,6 +54,29 @@ static uint64_t load_word(const void *p, size_t size)
     }
 }
 
+/* An atomic store of v to the size-byte word at p (aligned). */
+static void store_word(void *p, size_t size, uint64_t v)
+{
+    switch (size) {
+    case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED); break;
+    default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED); break;
+    }
+}
+
+/* Whether the size bytes (1, 2, 4, 8 or 16) at x and y are equal. */
+static inline int same_word(const void *x, const void *y, size_t size)
+{
+    switch (size) {
+    case 1: return memcmp(x, y, 1) == 0;
+    case 2: return memcmp(x, y, 2) == 0;
+    case 4: return memcmp(x, y, 4) == 0;
+    case 8: return memcmp(x, y, 8) == 0;
+    default: return memcmp(x, y, 16) == 0;
+    }
+}
+
 /* One atomic on the element at off of m: inline CPU atomics when m is mapped here. */
 static inline int elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
                            uint64_t cmp, uint64_t *old)
@@ -354,20 +377,38 @@ struct unit {
     int done;
 };
 
+/* The image of a call, in the image's own arrays while they are big enough
+ * (a call of up to about 1 KiB, as ARMCI-MPI's rows are, allocates nothing). */
+enum { INLINE_SEGS = 4, INLINE_UNITS = 64, INLINE_IMAGE = 1024 + 64 };
 struct image {
     struct seg *seg;
     size_t nseg;
     struct unit *u;
     size_t nu, capu;
-    unsigned char *cur, *nxt;
+    unsigned char *cur, *nxt, *whole; /* whole: see swap_units */
+    struct seg seg_inline[INLINE_SEGS];
+    struct unit u_inline[INLINE_UNITS];
+    _Alignas(16) unsigned char img_inline[3 * INLINE_IMAGE];
 };
+
+static void image_init(struct image *im)
+{
+    im->seg = NULL;
+    im->u = im->u_inline;
+    im->nseg = im->nu = 0;
+    im->capu = INLINE_UNITS;
+    im->cur = im->nxt = im->whole = NULL;
+}
 
 static void image_free(struct image *im)
 {
-    free(im->seg);
-    free(im->u);
-    free(im->cur);
-    *im = (struct image){0};
+    if (im->seg != im->seg_inline)
+        free(im->seg);
+    if (im->u != im->u_inline)
+        free(im->u);
+    if (im->cur != im->img_inline)
+        free(im->cur);
+    image_init(im);
 }
 
 static int seg_cmp(const void *x, const void *y)
@@ -405,7 +446,8 @@ static int plan(const struct acc *a, uint64_t round, struct image *im)
     uint64_t first = sp[0].lo, last = sp[a->t.n - 1].hi;
     uint64_t skew16 = (sp[0].amo->base + sp[0].at - sp[0].lo) % 16; /* address - position, mod 16 */
     uint64_t skew = skew16 % round;
-    if (!(im->seg = malloc(sizeof *im->seg * a->np)))
+    im->seg = a->np <= INLINE_SEGS ? im->seg_inline : malloc(sizeof *im->seg * a->np);
+    if (!im->seg)
         return REMORA_ERR_NO_MEM;
     for (size_t i = 0; i < a->np; i++) {
         uint64_t al = (a->p[i].pos + skew) / round * round;
@@ -431,19 +473,23 @@ static int plan(const struct acc *a, uint64_t round, struct image *im)
     }
     im->nseg = n;
     img = (img + 15) / 16 * 16;
-    if (!(im->cur = malloc(2 * img + 1)))
+    im->cur = img <= INLINE_IMAGE ? im->img_inline : malloc(3 * img + 1);
+    if (!im->cur)
         return REMORA_ERR_NO_MEM;
     im->nxt = im->cur + img;
+    im->whole = im->nxt + img;
     return REMORA_OK;
 }
 
 static int add_unit(struct image *im, const struct unit *u)
 {
     if (im->nu == im->capu) {
-        size_t cap = im->capu ? 2 * im->capu : 16;
-        struct unit *n = realloc(im->u, sizeof *n * cap);
+        size_t cap = 2 * im->capu;
+        struct unit *n = realloc(im->u == im->u_inline ? NULL : im->u, sizeof *n * cap);
         if (!n)
             return REMORA_ERR_NO_MEM;
+        if (im->u == im->u_inline)
+            memcpy(n, im->u_inline, sizeof im->u_inline);
         im->u = n;
         im->capu = cap;
     }
@@ -472,11 +518,16 @@ static int read_segment(const struct acc *a, struct image *im, size_t k, int rea
         for (uint64_t q = pos; q < end;) {
             uint64_t off = q - s->lo + s->at;
             size_t size = umax;
-            while (size > 1 && ((s->amo->base + off) % size || q + size > end))
+            while (size > 1 && (((s->amo->base + off) & (size - 1)) || q + size > end))
                 size /= 2;
             struct unit u = {q, size, g->img + (q - g->lo), k, s, remora_mapped(s->amo, off), 0, 0};
             if (u.mapped && size <= 8) { /* one atomic load: exact */
                 store_elem(im->cur + u.img, size, load_word(u.mapped, size));
+                u.exact = 1;
+            } else if (u.mapped && remora_mapped_load16_ok()) {
+                uint64_t v[2];
+                remora_mapped_load16(u.mapped, v);
+                memcpy(im->cur + u.img, v, 16);
                 u.exact = 1;
             } else if (u.mapped) {       /* a guess, checked by the swap */
                 uint64_t v[2] = {load_word(u.mapped, 8), load_word(u.mapped + 8, 8)};
@@ -512,7 +563,7 @@ static void compute(const struct acc *a, struct image *im, size_t k)
 /* Whether unit u must still be swapped: its value is a guess, or must change. */
 static int pending(const struct image *im, const struct unit *u)
 {
-    return !u->done && !(u->exact && memcmp(im->cur + u->img, im->nxt + u->img, u->size) == 0);
+    return !u->done && !(u->exact && same_word(im->cur + u->img, im->nxt + u->img, u->size));
 }
 
 /* Units reached through the transport, from i on, in batches of one span's
@@ -579,7 +630,20 @@ static int swap_units(const struct acc *a, struct image *im, const unsigned char
             }
             unsigned char *c = im->cur + u->img, *n = im->nxt + u->img;
             int ok;
-            if (u->size == 16) {
+            if (whole && memchr(whole + u->img, 0, u->size) == NULL &&
+                (u->size <= 8 || remora_mapped_load16_ok())) {
+                /* REPLACE of the whole unit: one atomic store orders it
+                 * against any lock-free call on the unit as a swap would */
+                if (u->size == 16) {
+                    uint64_t v[2];
+                    memcpy(v, n, 16);
+                    remora_mapped_store16(u->mapped, v);
+                } else {
+                    store_word(u->mapped, u->size, load_elem(n, u->size));
+                }
+                memcpy(c, n, u->size);
+                ok = 1;
+            } else if (u->size == 16) {
                 uint64_t e[2], want[2];
                 memcpy(e, c, 16);
                 memcpy(want, n, 16);
@@ -613,12 +677,15 @@ static int units_unchanged(const struct image *im, int *same)
             if (u->size == 16) {
                 uint64_t e[2];
                 memcpy(e, im->cur + u->img, 16);
-                remora_mapped_cas16(u->mapped, e, e); /* e: the value now */
+                if (remora_mapped_load16_ok())
+                    remora_mapped_load16(u->mapped, e);
+                else
+                    remora_mapped_cas16(u->mapped, e, e); /* e: the value now */
                 memcpy(now, e, 16);
             } else {
                 store_elem(now, u->size, load_word(u->mapped, u->size));
             }
-            *same &= memcmp(now, im->cur + u->img, u->size) == 0;
+            *same &= same_word(now, im->cur + u->img, u->size);
             i++;
             continue;
         }
@@ -668,35 +735,119 @@ static int flush_plain(const struct acc *a)
     return st;
 }
 
+/* ---- the same on the node, without a unit list -------------------------------- */
+
+/* The common case on the node: one span, mapped here, whose segments are
+ * whole 16-byte words, with 16-byte atomic loads and stores.  mapped16()
+ * then does what read_segment, swap_units and units_unchanged do, word by
+ * word in place: ARMCI-MPI's puts and gets are such accumulates, a row each. */
+static char *mapped16_base(const struct acc *a, const struct image *im)
+{
+    const struct remora_span *s = &a->t.few[0];
+    if (a->t.n != 1 || !s->atomic || !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
+        return NULL;
+    char *base = remora_mapped(s->amo, s->at);
+    if (!base)
+        return NULL;
+    base -= s->lo; /* the address of position 0 */
+    for (size_t k = 0; k < im->nseg; k++)
+        if ((uintptr_t)(base + im->seg[k].lo) % 16 || (im->seg[k].hi - im->seg[k].lo) % 16)
+            return NULL;
+    return base;
+}
+
+static int all_set(const unsigned char *whole)
+{
+    uint64_t w[2];
+    memcpy(w, whole, 16);
+    return w[0] == 0x0101010101010101u && w[1] == 0x0101010101010101u;
+}
+
+/* Reads every word into cur (pass 0), or reads them again and sets *same to
+ * whether they all still hold cur (pass 1). */
+static void mapped16_read(const struct image *im, char *base, int pass, int *same)
+{
+    for (size_t k = 0; k < im->nseg; k++) {
+        const struct seg *g = &im->seg[k];
+        for (uint64_t off = 0; off < g->hi - g->lo; off += 16) {
+            uint64_t v[2];
+            remora_mapped_load16(base + g->lo + off, v);
+            if (pass == 0)
+                memcpy(im->cur + g->img + off, v, 16);
+            else if (memcmp(im->cur + g->img + off, v, 16))
+                *same = 0;
+        }
+    }
+}
+
+/* Every word from cur to nxt: stored where the call replaces it whole,
+ * else compare-and-swapped, recomputing the segment when a word changed. */
+static void mapped16_write(const struct acc *a, struct image *im, char *base, const unsigned char *whole)
+{
+    for (size_t k = 0; k < im->nseg; k++) {
+        const struct seg *g = &im->seg[k];
+        for (uint64_t off = 0; off < g->hi - g->lo; off += 16) {
+            unsigned char *c = im->cur + g->img + off, *n = im->nxt + g->img + off;
+            uint64_t want[2];
+            memcpy(want, n, 16);
+            if (whole && all_set(whole + g->img + off)) {
+                remora_mapped_store16(base + g->lo + off, want);
+                continue;
+            }
+            for (;;) {
+                uint64_t e[2];
+                memcpy(e, c, 16);
+                if (!memcmp(e, want, 16) || remora_mapped_cas16(base + g->lo + off, e, want))
+                    break;
+                memcpy(c, e, 16); /* changed meanwhile: the call on what is there now */
+                compute(a, im, k);
+                memcpy(want, n, 16);
+            }
+        }
+    }
+}
+
 /* The call on its image, with units of at most `round` bytes. */
 static int run_image(const struct acc *a, uint64_t round)
 {
-    struct image im = {0};
+    struct image im;
+    image_init(&im);
     int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare;
     int read_plain = fetch || a->compare || (a->op != REMORA_OP_REPLACE && a->op != REMORA_OP_NO_OP);
     int st, same = 1;
     do { /* once, or until a read of several units reads them all unchanged twice */
         image_free(&im);
+        same = 1;
         st = plan(a, round, &im);
-        for (size_t k = 0; st == REMORA_OK && k < im.nseg; k++)
+        char *base = st == REMORA_OK && round == 16 ? mapped16_base(a, &im) : NULL;
+        if (base)
+            mapped16_read(&im, base, 0, &same);
+        for (size_t k = 0; !base && st == REMORA_OK && k < im.nseg; k++)
             st = read_segment(a, &im, k, read_plain);
         if (st == REMORA_OK && read_plain) /* the plain bytes read */
             st = flush_plain(a);
-        unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units through the transport are swapped in whole) */
-        if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch &&
-            (whole = calloc(1, (size_t)(im.nxt - im.cur)))) {
+        unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units it writes whole are stored, not swapped) */
+        if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch) {
+            whole = im.whole;
+            memset(whole, 0, (size_t)(im.nxt - im.cur));
             for (size_t i = 0; i < a->np; i++) {
                 const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
                 memset(whole + g->img + (a->p[i].pos - g->lo), 1, a->p[i].len);
             }
         }
-        if (st == REMORA_OK) {
+        if (st == REMORA_OK)
             compute(a, &im, SIZE_MAX);
-            st = swap_units(a, &im, whole);
+        if (base && writes) {
+            mapped16_write(a, &im, base, whole);
+        } else if (base) { /* a read: of several words, validated */
+            if (im.nseg > 1 || im.seg[0].hi - im.seg[0].lo > 16)
+                mapped16_read(&im, base, 1, &same);
+        } else {
+            if (st == REMORA_OK)
+                st = swap_units(a, &im, whole);
+            if (st == REMORA_OK && !writes && im.nu > 1)
+                st = units_unchanged(&im, &same);
         }
-        free(whole);
-        if (st == REMORA_OK && !writes && im.nu > 1)
-            st = units_unchanged(&im, &same);
     } while (st == REMORA_OK && !same);
     if (st == REMORA_OK && writes)
         st = write_plain(a, &im);

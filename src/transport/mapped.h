@@ -86,7 +86,49 @@ static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint
                          : "memory", "cc");
     return ok;
 }
+
+/* Whether an aligned 16-byte SSE load or store (movdqa) is one atomic access here: the
+ * Intel SDM (vol. 3A, 9.1.1) and AMD's APM guarantee it on processors that
+ * enumerate AVX, as GCC's libatomic relies on. */
+static inline int remora_mapped_load16_ok(void)
+{
+    static int known = -1;
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c = 0, d;
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_AVX);
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
+}
+
+/* The 16 bytes at addr (16-aligned) in one read, where remora_mapped_load16_ok(). */
+static inline void remora_mapped_load16(const void *addr, uint64_t out[2])
+{
+    typedef long long v2di __attribute__((vector_size(16)));
+    v2di v;
+    __asm__ __volatile__("movdqa %1, %0" : "=x"(v) : "m"(*(const volatile v2di *)addr) : "memory");
+    memcpy(out, &v, 16);
+}
+
+/* The 16 bytes at addr (16-aligned) written in one store, where remora_mapped_load16_ok(). */
+static inline void remora_mapped_store16(void *addr, const uint64_t in[2])
+{
+    typedef long long v2di __attribute__((vector_size(16)));
+    v2di v;
+    memcpy(&v, in, 16);
+    __asm__ __volatile__("movdqa %1, %0" : "=m"(*(volatile v2di *)addr) : "x"(v) : "memory");
+}
 #else
+static inline int remora_mapped_load16_ok(void) { return 0; }
+static inline void remora_mapped_load16(const void *addr, uint64_t out[2])
+{
+    (void)addr, (void)out;
+}
+static inline void remora_mapped_store16(void *addr, const uint64_t in[2])
+{
+    (void)addr, (void)in;
+}
 static inline int remora_mapped_cas16_ok(void) { return 0; }
 static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint64_t want[2])
 {

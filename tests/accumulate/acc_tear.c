@@ -7,8 +7,9 @@
  * writer's pattern (or the initial zero), for 1- to 32-byte types.  Only
  * REPLACE and NO_OP touch those buffers (accumulate_ops same_op_no_op).
  * A second buffer per type takes concurrent MPI_SUM of NE elements (plain
- * and through a vector datatype) and must end exactly right: no element-wise
- * update is lost.
+ * and through a vector datatype) and of single elements (one lock-free
+ * atomic, inside the words the multi-element calls update) and must end
+ * exactly right: no element-wise update is lost.
  *
  *   acc_tear [--threads T] [--iters N] [--win all|allocate,create,alloc_mem,dynamic] */
 #include "mtest.h"
@@ -109,6 +110,9 @@ static void check_read(const tear_type *ty, const char *buf, int target, int thr
               "thread %d read a torn %s at rank %d element %d", thread, ty->name, target, e);
 }
 
+/* The element writer w adds one to alone in round i. */
+static int one_element(int w, int i) { return (w + i) % NE; }
+
 static void worker(int thread, void *arg) {
   (void)arg;
   tear_test *t = T_;
@@ -132,6 +136,8 @@ static void worker(int thread, void *arg) {
       MTEST_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, target, sd, NE, MPI_INT64_T, MPI_SUM, t->w.win));
       MTEST_MPI(MPI_Accumulate(ones, NE / 2, MPI_INT64_T, target, sd + 8, 1, t->sum_vec, MPI_SUM,
                              t->w.win));
+      MTEST_MPI(MPI_Accumulate(ones, 1, MPI_INT64_T, target, sd + 8 * one_element(me, i), 1, MPI_INT64_T,
+                             MPI_SUM, t->w.win));
       MTEST_MPI(MPI_Win_flush(target, t->w.win));
       check_read(ty, got, target, thread);
     }
@@ -140,10 +146,14 @@ static void worker(int thread, void *arg) {
 
 static void check_final(const tear_test *t) {
   int64_t rounds = 0;  /* rounds that targeted me, over all ranks and threads */
+  int64_t alone[NE] = {0}; /* single-element additions to each element, per type */
   for (int r = 0; r < mtest.size; r++)
     for (int th = 0; th < t->threads; th++)
       for (int i = 0; i < t->iters; i++)
-        rounds += (r + th + i) % mtest.size == mtest.rank;
+        if ((r + th + i) % mtest.size == mtest.rank) {
+          rounds++;
+          alone[one_element(1 + r * t->threads + th, i)]++;
+        }
   for (int k = 0; k < NTYPES; k++) {
     const tear_type *ty = &types[k];
     for (int e = 0; e < NE; e++) {
@@ -152,7 +162,7 @@ static void check_final(const tear_test *t) {
       MTEST_CHECK(w > 0 || rounds == 0, "final %s element %d never written", ty->name, e);
       int64_t v;
       memcpy(&v, t->w.base + sum_off(k) + (size_t)e * 8, 8);
-      MTEST_EQ(v, rounds * (e % 2 ? 2 : 1), "SUM count of an element");
+      MTEST_EQ(v, rounds * (e % 2 ? 2 : 1) + alone[e], "SUM count of an element");
     }
   }
 }

@@ -2,8 +2,12 @@
  * contiguous put, get and accumulate, read-modify-write, mutexes, values,
  * fences.  Every rank works on its right neighbour's memory; data is
  * verified.  Exit status 0 and "No Errors" on rank 0 when all is right.
+ * With --bench N, then N rounds of what Global Arrays does most (a strided
+ * put, get and accumulate of a half-size block to the right neighbour, each
+ * completed) and a line "bench: ... seconds" (the slowest rank's time), for
+ * scripts/clients-compare.
  *
- *   armci_ops [--rows R] [--cols C] */
+ *   armci_ops [--rows R] [--cols C] [--bench N] */
 #include <armci.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -29,12 +33,14 @@ int main(int argc, char **argv)
     ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int rows = 16, cols = 24;
+    int rows = 16, cols = 24, bench = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--rows"))
             rows = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--cols"))
             cols = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--bench"))
+            bench = atoi(argv[i + 1]);
     }
     int right = (me + 1) % np, left = (me + np - 1) % np;
     size_t bytes = (size_t)rows * cols * sizeof(double);
@@ -157,6 +163,22 @@ int main(int argc, char **argv)
     CHECK(ARMCI_GetValueDouble(&mine[3], me) == 8.0, "ARMCI_Acc: %g", ARMCI_GetValueDouble(&mine[3], me));
 
     ARMCI_Barrier();
+    if (bench > 0) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < bench; i++) {
+            ARMCI_PutS(local, src_stride, base[right], dst_stride, count, 1, right);
+            ARMCI_Fence(right);
+            ARMCI_GetS(base[right], dst_stride, packed, packed_stride, count, 1, right);
+            ARMCI_AccS(ARMCI_ACC_DBL, &scale, local, src_stride, base[right], dst_stride, count, 1, right);
+            ARMCI_Fence(right);
+        }
+        ARMCI_Barrier();
+        double t = MPI_Wtime() - t0, slowest;
+        MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (me == 0)
+            printf("bench: %d x (strided put, get, acc of %dx%d doubles) %.6f seconds\n", bench, sub_rows,
+                   sub_cols, slowest);
+    }
     ARMCI_Free(counters[me]);
     ARMCI_Free(base[me]);
     free(counters);

@@ -7,6 +7,14 @@ program c2
   type(lock_type) :: lk[*]
   type(event_type) :: ev[*]
   integer :: shared_sum[*]
+  ! --bench N (scripts/clients-compare): N rounds of a strided coarray put to
+  ! the right neighbour and a strided get from the left one, each round ended
+  ! by sync all, timed on the slowest image
+  character(len=32) :: arg
+  integer :: rounds
+  integer(8) :: t0, t1, rate
+  real(8) :: secs
+  real(8), allocatable :: big(:, :)[:], tmp(:, :)
   me = this_image(); np = num_images()
   right = mod(me, np) + 1; left = mod(me + np - 2, np) + 1
   errs = 0
@@ -65,6 +73,25 @@ program c2
   event post(ev[right])
   event wait(ev)
   sync all
+  call get_command_argument(1, arg)
+  if (arg == '--bench') then
+    call get_command_argument(2, arg)
+    read (arg, *) rounds
+    allocate (big(64, 64)[*])
+    big = me
+    sync all
+    call system_clock(t0, rate)
+    do i = 1, rounds
+      big(1:64:2, :)[right] = big(2:64:2, :)
+      tmp = big(:, 1:64:2)[left]
+      sync all
+    end do
+    call system_clock(t1)
+    secs = real(t1 - t0, 8) / real(rate, 8)
+    call co_max(secs)
+    if (me == 1) print '(a,i0,a,f12.6,a)', 'bench: ', rounds, &
+      ' x (strided coarray put and get of 32x64 real(8), sync all) ', secs, ' seconds'
+  end if
   call co_sum(errs)
   if (me == 1) then
     if (errs == 0) then

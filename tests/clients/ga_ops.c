@@ -3,9 +3,12 @@
  * strided put, atomic read-increment, GA mutexes around a get-modify-put,
  * matrix multiply (GA_Dgemm) and dot product, sync.  Data is checked against
  * the same computation done serially.  Exit status 0 and "No Errors" on rank
- * 0 when all is right.
+ * 0 when all is right.  With --bench N, then N rounds of a GA program's
+ * inner loop (get the right neighbour's block of a 2-D array, accumulate
+ * into it; GA_Sync every 10 rounds) and a line "bench: ... seconds" (the
+ * slowest rank's time), for scripts/clients-compare.
  *
- *   ga_ops [--rows R] [--cols C] [--incs K] [--no-ddot]
+ *   ga_ops [--rows R] [--cols C] [--incs K] [--no-ddot] [--bench N]
  *
  * --no-ddot: for MPICH 4.0.2 alone, where GA_Ddot is wrong at 3 or more
  * ranks: rank 1's local view of its block (NGA_Access, a pointer into its
@@ -162,6 +165,32 @@ static void atomics(int incs)
     GA_Destroy(g);
 }
 
+static void bench_loop(int rows, int cols, int rounds)
+{
+    int dims[2] = {rows, cols};
+    int g = NGA_Create(C_DBL, 2, dims, "bench", NULL);
+    GA_Zero(g);
+    int lo[2], hi[2];
+    NGA_Distribution(g, (me + 1) % np, lo, hi);
+    int br = hi[0] - lo[0] + 1, bc = hi[1] - lo[1] + 1, ld[1] = {bc};
+    double *block = malloc(sizeof(double) * (size_t)(br > 0 ? br : 1) * (size_t)(bc > 0 ? bc : 1)), one = 1.0;
+    GA_Sync();
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < rounds && br > 0 && bc > 0; i++) {
+        NGA_Get(g, lo, hi, block, ld);
+        NGA_Acc(g, lo, hi, block, ld, &one);
+        if (i % 10 == 9)
+            GA_Sync();
+    }
+    GA_Sync();
+    double t = MPI_Wtime() - t0, slowest;
+    MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (me == 0)
+        printf("bench: %d x (get and acc of a %dx%d block) %.6f seconds\n", rounds, br, bc, slowest);
+    free(block);
+    GA_Destroy(g);
+}
+
 static double a_at(int i, int k) { return (i % 7) + 0.25 * (k % 5); }
 static double b_at(int k, int j) { return 1.0 + ((3 * k + j) % 4) * 0.5; }
 
@@ -219,7 +248,7 @@ int main(int argc, char **argv)
     MA_init(C_DBL, 1 << 20, 1 << 20);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int rows = 40, cols = 30, incs = 50, ddot = 1;
+    int rows = 40, cols = 30, incs = 50, ddot = 1, bench = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--no-ddot"))
             ddot = 0;
@@ -231,10 +260,14 @@ int main(int argc, char **argv)
             cols = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--incs"))
             incs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--bench"))
+            bench = atoi(argv[++i]);
     }
     patches(rows, cols);
     atomics(incs);
     dgemm(48, 36, 40, ddot);
+    if (bench > 0)
+        bench_loop(rows, cols, bench);
     GA_Sync();
     long total = 0;
     MPI_Allreduce(&errors, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
