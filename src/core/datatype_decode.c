@@ -118,30 +118,49 @@ static MPI_Aint *darray_indices(int g, int distrib, int darg, int p, int c, MPI_
 static void grid(struct builder *B, const struct builder *child, int ndims, MPI_Aint *const *offs,
                  const MPI_Aint *n, int c_order)
 {
-    MPI_Aint *i = calloc((size_t)ndims, sizeof *i);
+    MPI_Aint *i = calloc((size_t)ndims * 2, sizeof *i), *count = i + ndims;
     if (!i) {
         B->err = MPI_ERR_NO_MEM;
         return;
     }
     for (int d = 0; d < ndims; d++)
-        if (n[d] == 0) {
+        if ((count[d] = n[d]) == 0) {
             free(i);
             return;
         }
+    /* When the fastest dimension's elements lie back to back (a subarray of
+     * a contiguous child: ARMCI-MPI's strided transfers are subarrays of
+     * MPI_BYTE), each of its rows is one block, not one per element. */
+    int fast = c_order ? ndims - 1 : 0;
+    MPI_Aint row = 0;
+    if (child->n == 1) {
+        int back_to_back = 1;
+        for (MPI_Aint k = 1; k < n[fast] && back_to_back; k++)
+            back_to_back = offs[fast][k] - offs[fast][k - 1] == child->b[0].len;
+        if (back_to_back) {
+            row = child->b[0].len * n[fast];
+            count[fast] = 1;
+        }
+    }
     for (;;) {
         MPI_Aint disp = 0;
         for (int d = 0; d < ndims; d++)
             disp += offs[d][i[d]];
-        append(B, child, disp);
-        int d = c_order ? ndims - 1 : 0, step = c_order ? -1 : 1;
+        if (row)
+            emit(B, disp + child->b[0].disp, row);
+        else
+            append(B, child, disp);
+        int d = fast, step = c_order ? -1 : 1;
         for (; d >= 0 && d < ndims; d += step) {
-            if (++i[d] < n[d])
+            if (++i[d] < count[d])
                 break;
             i[d] = 0;
         }
         if (d < 0 || d >= ndims || B->err)
             break;
     }
+    if (row) /* the leaves, which append notes */
+        append(B, &(struct builder){.basic = child->basic, .mixed = child->mixed}, 0);
     free(i);
 }
 

@@ -194,6 +194,20 @@ int main(int argc, char **argv)
     ADD("struct of one basic type", tmp);
     ADD("MPI_DOUBLE_INT (pair with a hole)", MPI_DOUBLE_INT);
     ADD("MPI_SHORT_INT", MPI_SHORT_INT);
+    /* rows decoded as one block each (grid): of bytes as ARMCI-MPI makes
+     * them, and of a child with gaps, where they are not */
+    int bsizes[2] = {6, 40}, bsub[2] = {3, 16}, bstarts[2] = {2, 8};
+    MPI_Type_create_subarray(2, bsizes, bsub, bstarts, MPI_ORDER_C, MPI_BYTE, &tmp);
+    ADD("subarray of bytes (rows as blocks)", tmp);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &tmp2);
+    int vsizes[2] = {4, 5}, vsub[2] = {2, 3}, vstarts[2] = {1, 1};
+    MPI_Type_create_subarray(2, vsizes, vsub, vstarts, MPI_ORDER_FORTRAN, tmp2, &tmp);
+    MPI_Type_free(&tmp2);
+    ADD("subarray Fortran of a vector (child with a gap)", tmp);
+    int bgs[2] = {6, 8}, bdist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK},
+        bdarg[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, bps[2] = {2, 2};
+    MPI_Type_create_darray(4, 3, 2, bgs, bdist, bdarg, bps, MPI_ORDER_C, MPI_SHORT, &tmp);
+    ADD("darray C block/block (rows as blocks)", tmp);
 #undef ADD
     for (int i = 0; i < n; i++)
         for (int count = 1; count <= 3; count++)
