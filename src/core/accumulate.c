@@ -768,15 +768,21 @@ static int all_set(const unsigned char *whole)
 static void mapped16_read(const struct image *im, char *base, int pass, int *same)
 {
     for (size_t k = 0; k < im->nseg; k++) {
-        const struct seg *g = &im->seg[k];
-        for (uint64_t off = 0; off < g->hi - g->lo; off += 16) {
-            uint64_t v[2];
-            remora_mapped_load16(base + g->lo + off, v);
-            if (pass == 0)
-                memcpy(im->cur + g->img + off, v, 16);
-            else if (memcmp(im->cur + g->img + off, v, 16))
-                *same = 0;
+        const char *from = base + im->seg[k].lo;
+        unsigned char *cur = im->cur + im->seg[k].img;
+        uint64_t len = im->seg[k].hi - im->seg[k].lo, changed = 0;
+        for (uint64_t off = 0; off < len; off += 16) {
+            uint64_t v[2], c[2];
+            remora_mapped_load16(from + off, v);
+            if (pass == 0) {
+                memcpy(cur + off, v, 16);
+            } else {
+                memcpy(c, cur + off, 16);
+                changed |= (v[0] ^ c[0]) | (v[1] ^ c[1]);
+            }
         }
+        if (changed)
+            *same = 0;
     }
 }
 
@@ -785,23 +791,25 @@ static void mapped16_read(const struct image *im, char *base, int pass, int *sam
 static void mapped16_write(const struct acc *a, struct image *im, char *base, const unsigned char *whole)
 {
     for (size_t k = 0; k < im->nseg; k++) {
-        const struct seg *g = &im->seg[k];
-        for (uint64_t off = 0; off < g->hi - g->lo; off += 16) {
-            unsigned char *c = im->cur + g->img + off, *n = im->nxt + g->img + off;
+        char *to = base + im->seg[k].lo;
+        unsigned char *cur = im->cur + im->seg[k].img, *nxt = im->nxt + im->seg[k].img;
+        const unsigned char *all = whole ? whole + im->seg[k].img : NULL;
+        uint64_t len = im->seg[k].hi - im->seg[k].lo;
+        for (uint64_t off = 0; off < len; off += 16) {
             uint64_t want[2];
-            memcpy(want, n, 16);
-            if (whole && all_set(whole + g->img + off)) {
-                remora_mapped_store16(base + g->lo + off, want);
+            memcpy(want, nxt + off, 16);
+            if (all && all_set(all + off)) {
+                remora_mapped_store16(to + off, want);
                 continue;
             }
             for (;;) {
                 uint64_t e[2];
-                memcpy(e, c, 16);
-                if (!memcmp(e, want, 16) || remora_mapped_cas16(base + g->lo + off, e, want))
+                memcpy(e, cur + off, 16);
+                if ((e[0] == want[0] && e[1] == want[1]) || remora_mapped_cas16(to + off, e, want))
                     break;
-                memcpy(c, e, 16); /* changed meanwhile: the call on what is there now */
+                memcpy(cur + off, e, 16); /* changed meanwhile: the call on what is there now */
                 compute(a, im, k);
-                memcpy(want, n, 16);
+                memcpy(want, nxt + off, 16);
             }
         }
     }

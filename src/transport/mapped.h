@@ -102,22 +102,24 @@ static inline int remora_mapped_load16_ok(void)
     return k;
 }
 
-/* The 16 bytes at addr (16-aligned) in one read, where remora_mapped_load16_ok(). */
+/* The 16 bytes at addr (16-aligned) in one read, where remora_mapped_load16_ok():
+ * a relaxed atomic load (no compiler barrier; order it with fences). */
 static inline void remora_mapped_load16(const void *addr, uint64_t out[2])
 {
     typedef long long v2di __attribute__((vector_size(16)));
     v2di v;
-    __asm__ __volatile__("movdqa %1, %0" : "=x"(v) : "m"(*(const volatile v2di *)addr) : "memory");
+    __asm__ __volatile__("movdqa %1, %0" : "=x"(v) : "m"(*(const volatile v2di *)addr));
     memcpy(out, &v, 16);
 }
 
-/* The 16 bytes at addr (16-aligned) written in one store, where remora_mapped_load16_ok(). */
+/* The 16 bytes at addr (16-aligned) written in one store, where
+ * remora_mapped_load16_ok(): a relaxed atomic store. */
 static inline void remora_mapped_store16(void *addr, const uint64_t in[2])
 {
     typedef long long v2di __attribute__((vector_size(16)));
     v2di v;
     memcpy(&v, in, 16);
-    __asm__ __volatile__("movdqa %1, %0" : "=m"(*(volatile v2di *)addr) : "x"(v) : "memory");
+    __asm__ __volatile__("movdqa %1, %0" : "=m"(*(volatile v2di *)addr) : "x"(v));
 }
 #else
 static inline int remora_mapped_load16_ok(void) { return 0; }
