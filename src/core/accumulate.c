@@ -815,6 +815,64 @@ static void mapped16_write(const struct acc *a, struct image *im, char *base, co
     }
 }
 
+/* Simpler still, for one contiguous piece of such words whose elements do
+ * not straddle them: the call word by word between the origin, the result
+ * and the target, without an image (ARMCI-MPI's rows). */
+static char *direct16_at(const struct acc *a)
+{
+    const struct remora_span *s = &a->t.few[0];
+    if (a->np != 1 || a->holes || a->compare || a->esz > 16 || 16 % a->esz || a->t.n != 1 || !s->atomic ||
+        a->p[0].len % 16 || !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
+        return NULL;
+    char *to = remora_mapped(s->amo, s->at);
+    if (!to)
+        return NULL;
+    to += a->p[0].pos - s->lo;
+    return (uintptr_t)to % 16 ? NULL : to;
+}
+
+static void direct16(const struct acc *a, char *to)
+{
+    const char *o = a->origin;
+    char *r = a->result;
+    uint64_t len = a->p[0].len;
+    if (a->op == REMORA_OP_REPLACE && !r) {
+        for (uint64_t off = 0; off < len; off += 16) {
+            uint64_t v[2];
+            memcpy(v, o + off, 16);
+            remora_mapped_store16(to + off, v);
+        }
+    } else if (a->op == REMORA_OP_NO_OP) { /* read until two reads agree (run_image) */
+        for (int same = 0; !same;) {
+            uint64_t changed = 0;
+            for (uint64_t off = 0; off < len; off += 16) {
+                uint64_t v[2];
+                remora_mapped_load16(to + off, v);
+                memcpy(r + off, v, 16);
+            }
+            for (uint64_t off = 16; len > 16 && off <= len; off += 16) {
+                uint64_t v[2], was[2];
+                remora_mapped_load16(to + off - 16, v);
+                memcpy(was, r + off - 16, 16);
+                changed |= (v[0] ^ was[0]) | (v[1] ^ was[1]);
+            }
+            same = !changed;
+        }
+    } else {
+        for (uint64_t off = 0; off < len; off += 16) {
+            uint64_t e[2], n[2];
+            remora_mapped_load16(to + off, e);
+            do {
+                memcpy(n, a->op == REMORA_OP_REPLACE ? o + off : (const char *)e, 16);
+                if (a->op != REMORA_OP_REPLACE)
+                    a->kernel(n, o + off, 16 / a->esz);
+            } while (!remora_mapped_cas16(to + off, e, n));
+            if (r)
+                memcpy(r + off, e, 16);
+        }
+    }
+}
+
 /* The call on its image, with units of at most `round` bytes. */
 static int run_image(const struct acc *a, uint64_t round)
 {
@@ -915,7 +973,11 @@ static int run(struct acc *a)
     } else {
         uint64_t mask = stripes_of(a->lo, a->hi);
         if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
-            st = run_image(a, 16);
+            char *to = direct16_at(a);
+            if (to)
+                direct16(a, to);
+            else
+                st = run_image(a, 16);
             int st2 = stripes_unlock(a->w, a->target, mask);
             st = st != REMORA_OK ? st : st2;
         }
