@@ -738,20 +738,20 @@ static int flush_plain(const struct acc *a)
 /* ---- the same on the node, without a unit list -------------------------------- */
 
 /* The common case on the node: one span, mapped here, whose segments are
- * whole 16-byte words, with 16-byte atomic loads and stores.  mapped16()
- * then does what read_segment, swap_units and units_unchanged do, word by
+ * whole 16-byte words, with 16-byte atomic loads and stores (base: the
+ * address of the span's first position).  mapped16_read and _write then do
+ * what read_segment, swap_units and units_unchanged do, word by
  * word in place: ARMCI-MPI's puts and gets are such accumulates, a row each. */
 static char *mapped16_base(const struct acc *a, const struct image *im)
 {
     const struct remora_span *s = &a->t.few[0];
     if (a->t.n != 1 || !s->atomic || !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
         return NULL;
-    char *base = remora_mapped(s->amo, s->at);
+    char *base = remora_mapped(s->amo, s->at); /* the address of position s->lo */
     if (!base)
         return NULL;
-    base -= s->lo; /* the address of position 0 */
     for (size_t k = 0; k < im->nseg; k++)
-        if ((uintptr_t)(base + im->seg[k].lo) % 16 || (im->seg[k].hi - im->seg[k].lo) % 16)
+        if ((uintptr_t)(base + (im->seg[k].lo - s->lo)) % 16 || (im->seg[k].hi - im->seg[k].lo) % 16)
             return NULL;
     return base;
 }
@@ -765,10 +765,10 @@ static int all_set(const unsigned char *whole)
 
 /* Reads every word into cur (pass 0), or reads them again and sets *same to
  * whether they all still hold cur (pass 1). */
-static void mapped16_read(const struct image *im, char *base, int pass, int *same)
+static void mapped16_read(const struct image *im, char *base, uint64_t lo, int pass, int *same)
 {
     for (size_t k = 0; k < im->nseg; k++) {
-        const char *from = base + im->seg[k].lo;
+        const char *from = base + (im->seg[k].lo - lo);
         unsigned char *cur = im->cur + im->seg[k].img;
         uint64_t len = im->seg[k].hi - im->seg[k].lo, changed = 0;
         for (uint64_t off = 0; off < len; off += 16) {
@@ -791,7 +791,7 @@ static void mapped16_read(const struct image *im, char *base, int pass, int *sam
 static void mapped16_write(const struct acc *a, struct image *im, char *base, const unsigned char *whole)
 {
     for (size_t k = 0; k < im->nseg; k++) {
-        char *to = base + im->seg[k].lo;
+        char *to = base + (im->seg[k].lo - a->t.few[0].lo);
         unsigned char *cur = im->cur + im->seg[k].img, *nxt = im->nxt + im->seg[k].img;
         const unsigned char *all = whole ? whole + im->seg[k].img : NULL;
         uint64_t len = im->seg[k].hi - im->seg[k].lo;
@@ -887,7 +887,7 @@ static int run_image(const struct acc *a, uint64_t round)
         st = plan(a, round, &im);
         char *base = st == REMORA_OK && round == 16 ? mapped16_base(a, &im) : NULL;
         if (base)
-            mapped16_read(&im, base, 0, &same);
+            mapped16_read(&im, base, a->t.few[0].lo, 0, &same);
         for (size_t k = 0; !base && st == REMORA_OK && k < im.nseg; k++)
             st = read_segment(a, &im, k, read_plain);
         if (st == REMORA_OK && read_plain) /* the plain bytes read */
@@ -907,7 +907,7 @@ static int run_image(const struct acc *a, uint64_t round)
             mapped16_write(a, &im, base, whole);
         } else if (base) { /* a read: of several words, validated */
             if (im.nseg > 1 || im.seg[0].hi - im.seg[0].lo > 16)
-                mapped16_read(&im, base, 1, &same);
+                mapped16_read(&im, base, a->t.few[0].lo, 1, &same);
         } else {
             if (st == REMORA_OK)
                 st = swap_units(a, &im, whole);

@@ -18,12 +18,15 @@ int remora_op_of(MPI_Op op)
     return -1;
 }
 
-/* One element-wise kernel: k_<OP>_<MPI type name>. */
+/* One element-wise kernel: k_<OP>_<MPI type name>.  The elements may lie at
+ * any address (a target's, or an image aligned as the target): they are
+ * reached through a typedef of alignment 1. */
 #define KERNEL(opname, h, ct, expr)                                                    \
     static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
     {                                                                                  \
-        ct *a = inout_;                                                                \
-        const ct *b = in_;                                                             \
+        typedef ct unaligned __attribute__((aligned(1)));                              \
+        unaligned *a = inout_;                                                         \
+        const unaligned *b = in_;                                                      \
         for (size_t i = 0; i < n; i++)                                                 \
             a[i] = (expr);                                                             \
     }
@@ -31,8 +34,9 @@ int remora_op_of(MPI_Op op)
 #define LOC_KERNEL(opname, h, ct, better)                                              \
     static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
     {                                                                                  \
-        ct *a = inout_;                                                                \
-        const ct *b = in_;                                                             \
+        typedef ct unaligned __attribute__((aligned(1)));                              \
+        unaligned *a = inout_;                                                         \
+        const unaligned *b = in_;                                                      \
         for (size_t i = 0; i < n; i++) {                                               \
             if (b[i].v better a[i].v)                                                  \
                 a[i] = b[i];                                                           \

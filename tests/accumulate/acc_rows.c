@@ -35,10 +35,26 @@ static int runs(const mtest_type *t, int op, const char *bugs)
   return 16 % t->size == 0 && mtest_allows(t, (mtest_op)op) && !mtest_listed(bugs, item);
 }
 
+/* An element, made or checked in an aligned copy (runs off alignment hold
+ * misaligned long doubles). */
+typedef union { long double ld; char b[32]; } elem;
+
 static void values(const mtest_type *t, int type, int op, int api, int who, char *out, int n)
 {
-  for (int e = 0; e < n; e++)
-    t->gen(out + (size_t)e * t->size, mtest_seed((uint32_t)type, (uint32_t)(op * 2 + api), (uint32_t)e, (uint32_t)who), 0);
+  for (int e = 0; e < n; e++) {
+    elem v;
+    t->gen(&v, mtest_seed((uint32_t)type, (uint32_t)(op * 2 + api), (uint32_t)e, (uint32_t)who), 0);
+    memcpy(out + (size_t)e * t->size, &v, t->size);
+  }
+}
+
+/* Whether the element at got equals the one at want (either unaligned). */
+static int same(const mtest_type *t, const char *got, const char *want)
+{
+  elem g, w;
+  memcpy(&g, got, t->size);
+  memcpy(&w, want, t->size);
+  return t->eq(&g, &w, 0);
 }
 
 int main(int argc, char **argv)
@@ -69,7 +85,7 @@ int main(int argc, char **argv)
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MTEST_MPI(MPI_Win_lock_all(0, win));
-  char org[ROW], res[2][ROW];
+  _Alignas(16) char org[ROW], res[2][ROW];
   int checked = 0;
   for (int k = 0; k < ntypes; k++) {
     const mtest_type *t = &types[k];
@@ -91,11 +107,11 @@ int main(int argc, char **argv)
         }
         MTEST_MPI(MPI_Win_flush(right, win));
         if (api == 1) {
-          char old[ROW];
+          _Alignas(16) char old[ROW];
           values(t, k, op, api, 0, old, n);
           for (int at = 0; at < 2; at++)
             for (int e = 0; e < n; e++)
-              MTEST_CHECK(t->eq(res[at] + (size_t)e * t->size, old + (size_t)e * t->size, 0),
+              MTEST_CHECK(same(t, res[at] + (size_t)e * t->size, old + (size_t)e * t->size),
                           "%s %s Get_accumulate %s: fetched element %d wrong", t->name, mtest_op_name((mtest_op)op),
                           at ? "off alignment" : "aligned", e);
         }
@@ -115,7 +131,7 @@ int main(int argc, char **argv)
       for (int api = 0; api < 2; api++) {
         if (api == 0 && op == MTEST_OP_NO_OP)
           continue;
-        char want[ROW], from[ROW];
+        _Alignas(16) char want[ROW], from[ROW];
         values(t, k, op, api, 0, want, n);
         values(t, k, op, api, 1, from, n); /* what the left neighbour sent (the same as everyone) */
         for (int e = 0; e < n; e++)
@@ -123,7 +139,7 @@ int main(int argc, char **argv)
         for (int at = 0; at < 2; at++) {
           const char *got = base + slot_of(k, op, api) + (at ? second(t) : 0);
           for (int e = 0; e < n; e++)
-            MTEST_CHECK(t->eq(got + (size_t)e * t->size, want + (size_t)e * t->size, 0),
+            MTEST_CHECK(same(t, got + (size_t)e * t->size, want + (size_t)e * t->size),
                         "%s %s %s %s: element %d wrong", t->name, mtest_op_name((mtest_op)op),
                         api ? "Get_accumulate" : "Accumulate", at ? "off alignment" : "aligned", e);
         }
