@@ -842,21 +842,20 @@ static void direct16(const struct acc *a, char *to)
             memcpy(v, o + off, 16);
             remora_mapped_store16(to + off, v);
         }
-    } else if (a->op == REMORA_OP_NO_OP) { /* read until two reads agree (run_image) */
-        for (int same = 0; !same;) {
-            uint64_t changed = 0;
+    } else if (a->op == REMORA_OP_NO_OP) { /* several words: read until two reads agree (run_image) */
+        for (uint64_t changed = 1; changed;) {
             for (uint64_t off = 0; off < len; off += 16) {
                 uint64_t v[2];
                 remora_mapped_load16(to + off, v);
                 memcpy(r + off, v, 16);
             }
-            for (uint64_t off = 16; len > 16 && off <= len; off += 16) {
+            changed = 0;
+            for (uint64_t off = 0; len > 16 && off < len; off += 16) {
                 uint64_t v[2], was[2];
-                remora_mapped_load16(to + off - 16, v);
-                memcpy(was, r + off - 16, 16);
+                remora_mapped_load16(to + off, v);
+                memcpy(was, r + off, 16);
                 changed |= (v[0] ^ was[0]) | (v[1] ^ was[1]);
             }
-            same = !changed;
         }
     } else {
         for (uint64_t off = 0; off < len; off += 16) {

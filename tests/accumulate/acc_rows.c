@@ -85,69 +85,62 @@ int main(int argc, char **argv)
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MTEST_MPI(MPI_Win_lock_all(0, win));
+  /* the cases: (type, op, api) that run */
+  struct rcase { int k, op, api; } *cases = malloc(sizeof *cases * (size_t)ntypes * MTEST_NOPS * 2);
+  int ncases = 0;
+  for (int k = 0; k < ntypes; k++)
+    for (int op = 0; op < MTEST_NOPS; op++)
+      for (int api = 0; api < 2; api++)
+        if (runs(&types[k], op, bugs) && !(api == 0 && op == MTEST_OP_NO_OP)) /* Accumulate takes no NO_OP */
+          cases[ncases++] = (struct rcase){k, op, api};
   _Alignas(16) char org[ROW], res[2][ROW];
-  int checked = 0;
-  for (int k = 0; k < ntypes; k++) {
+  for (int c = 0; c < ncases; c++) {
+    int k = cases[c].k, op = cases[c].op, api = cases[c].api;
     const mtest_type *t = &types[k];
     int n = ROW / (int)t->size;
-    for (int op = 0; op < MTEST_NOPS; op++) {
-      if (!runs(t, op, bugs))
-        continue;
-      MPI_Op h = mtest_op_handle((mtest_op)op);
-      for (int api = 0; api < 2; api++) {
-        if (api == 0 && op == MTEST_OP_NO_OP)
-          continue; /* MPI_Accumulate takes no MPI_NO_OP */
-        values(t, k, op, api, 1, org, n);
-        for (int at = 0; at < 2; at++) {
-          MPI_Aint disp = pads[right] + (MPI_Aint)(slot_of(k, op, api) + (at ? second(t) : 0));
-          if (api == 0)
-            MTEST_MPI(MPI_Accumulate(org, n, t->dt, right, disp, n, t->dt, h, win));
-          else
-            MTEST_MPI(MPI_Get_accumulate(org, n, t->dt, res[at], n, t->dt, right, disp, n, t->dt, h, win));
-        }
-        MTEST_MPI(MPI_Win_flush(right, win));
-        if (api == 1) {
-          _Alignas(16) char old[ROW];
-          values(t, k, op, api, 0, old, n);
-          for (int at = 0; at < 2; at++)
-            for (int e = 0; e < n; e++)
-              MTEST_CHECK(same(t, res[at] + (size_t)e * t->size, old + (size_t)e * t->size),
-                          "%s %s Get_accumulate %s: fetched element %d wrong", t->name, mtest_op_name((mtest_op)op),
-                          at ? "off alignment" : "aligned", e);
-        }
-        checked++;
-      }
+    MPI_Op h = mtest_op_handle((mtest_op)op);
+    values(t, k, op, api, 1, org, n);
+    for (int at = 0; at < 2; at++) {
+      MPI_Aint disp = pads[right] + (MPI_Aint)(slot_of(k, op, api) + (at ? second(t) : 0));
+      if (api == 0)
+        MTEST_MPI(MPI_Accumulate(org, n, t->dt, right, disp, n, t->dt, h, win));
+      else
+        MTEST_MPI(MPI_Get_accumulate(org, n, t->dt, res[at], n, t->dt, right, disp, n, t->dt, h, win));
+    }
+    MTEST_MPI(MPI_Win_flush(right, win));
+    if (api == 1) {
+      _Alignas(16) char old[ROW];
+      values(t, k, op, api, 0, old, n);
+      for (int at = 0; at < 2; at++)
+        for (int e = 0; e < n; e++)
+          MTEST_CHECK(same(t, res[at] + (size_t)e * t->size, old + (size_t)e * t->size),
+                      "%s %s Get_accumulate %s: fetched element %d wrong", t->name, mtest_op_name((mtest_op)op),
+                      at ? "off alignment" : "aligned", e);
     }
   }
   MTEST_MPI(MPI_Win_unlock_all(win));
   MPI_Barrier(MPI_COMM_WORLD);
   MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mtest.rank, 0, win));
-  for (int k = 0; k < ntypes; k++) {
+  for (int c = 0; c < ncases; c++) {
+    int k = cases[c].k, op = cases[c].op, api = cases[c].api;
     const mtest_type *t = &types[k];
     int n = ROW / (int)t->size;
-    for (int op = 0; op < MTEST_NOPS; op++) {
-      if (!runs(t, op, bugs))
-        continue;
-      for (int api = 0; api < 2; api++) {
-        if (api == 0 && op == MTEST_OP_NO_OP)
-          continue;
-        _Alignas(16) char want[ROW], from[ROW];
-        values(t, k, op, api, 0, want, n);
-        values(t, k, op, api, 1, from, n); /* what the left neighbour sent (the same as everyone) */
-        for (int e = 0; e < n; e++)
-          t->apply((mtest_op)op, want + (size_t)e * t->size, from + (size_t)e * t->size);
-        for (int at = 0; at < 2; at++) {
-          const char *got = base + slot_of(k, op, api) + (at ? second(t) : 0);
-          for (int e = 0; e < n; e++)
-            MTEST_CHECK(same(t, got + (size_t)e * t->size, want + (size_t)e * t->size),
-                        "%s %s %s %s: element %d wrong", t->name, mtest_op_name((mtest_op)op),
-                        api ? "Get_accumulate" : "Accumulate", at ? "off alignment" : "aligned", e);
-        }
-      }
+    _Alignas(16) char want[ROW], from[ROW];
+    values(t, k, op, api, 0, want, n);
+    values(t, k, op, api, 1, from, n); /* what the left neighbour sent (the same as everyone) */
+    for (int e = 0; e < n; e++)
+      t->apply((mtest_op)op, want + (size_t)e * t->size, from + (size_t)e * t->size);
+    for (int at = 0; at < 2; at++) {
+      const char *got = base + slot_of(k, op, api) + (at ? second(t) : 0);
+      for (int e = 0; e < n; e++)
+        MTEST_CHECK(same(t, got + (size_t)e * t->size, want + (size_t)e * t->size),
+                    "%s %s %s %s: element %d wrong", t->name, mtest_op_name((mtest_op)op),
+                    api ? "Get_accumulate" : "Accumulate", at ? "off alignment" : "aligned", e);
     }
   }
   MTEST_MPI(MPI_Win_unlock(mtest.rank, win));
-  MTEST_CHECK(checked > 100, "only %d cases ran", checked);
+  MTEST_CHECK(ncases > 100, "only %d cases ran", ncases);
+  free(cases);
   MTEST_MPI(MPI_Win_free(&win));
   free(pads);
   return mtest_finish();
