@@ -63,17 +63,21 @@ static inline uint64_t remora_mapped_amo(void *addr, size_t size, enum remora_am
 /* 16-byte compare-and-swap (x86-64's cmpxchg16b): whether this CPU has it. */
 #if defined(__x86_64__)
 #include <cpuid.h>
-static inline int remora_mapped_cas16_ok(void)
+/* ECX of CPUID leaf 1 (the feature bits), read once: racing first calls
+ * read the same value. */
+static inline unsigned remora_cpuid1_ecx(void)
 {
-    static int known = -1; /* racing first calls compute the same answer */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    static long known = -1;
+    long k = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (k < 0) {
         unsigned a, b, c = 0, d;
-        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
+        k = __get_cpuid(1, &a, &b, &c, &d) ? c : 0;
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
-    return k;
+    return (unsigned)k;
 }
+
+static inline int remora_mapped_cas16_ok(void) { return (remora_cpuid1_ecx() & bit_CMPXCHG16B) != 0; }
 
 /* The 16 bytes at addr (16-aligned) become want if they equal *expect; *expect
  * gets the old bytes.  1 when they matched. */
@@ -90,17 +94,7 @@ static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint
 /* Whether an aligned 16-byte SSE load or store (movdqa) is one atomic access here: the
  * Intel SDM (vol. 3A, 9.1.1) and AMD's APM guarantee it on processors that
  * enumerate AVX, as GCC's libatomic relies on. */
-static inline int remora_mapped_load16_ok(void)
-{
-    static int known = -1;
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (k < 0) {
-        unsigned a, b, c = 0, d;
-        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_AVX);
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
+static inline int remora_mapped_load16_ok(void) { return (remora_cpuid1_ecx() & bit_AVX) != 0; }
 
 /* The 16 bytes at addr (16-aligned) in one read, where remora_mapped_load16_ok():
  * a relaxed atomic load (no compiler barrier; order it with fences). */
