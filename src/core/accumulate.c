@@ -188,6 +188,65 @@ static int stripes_unlock(struct remora_win *w, int target, uint64_t mask)
     return remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_AND, ~mask, 0, &old);
 }
 
+/* ---- when calls under the stripes may go without atomics ------------------------- */
+
+/* A call under the stripes of its bytes still updates its words with atomics
+ * because lock-free calls (one word, no stripes) may run beside it.  Until
+ * the first lock-free call on a target's memory none can, and calls under the
+ * stripes use plain loads and stores there (the rows of ARMCI-MPI's and
+ * Global Arrays' accumulates).  The target's ctrl.acc_lock_free says which:
+ *   0  no lock-free call yet: calls under the stripes may go plain;
+ *   1  the first lock-free call has set it and waits for the calls that read
+ *      0 to end: until every stripe held when it set 1 has been seen free;
+ *   2  lock-free calls go.
+ * A call under the stripes reads it after taking them: it reads 0 and still
+ * holds a stripe when 1 is set (and is waited for), or it reads 1 or 2 and
+ * uses atomics.  peers[target].acc_lock_free keeps the most we have read. */
+static uint8_t lock_free_known(const struct remora_win *w, int target)
+{
+    return atomic_load_explicit(&w->peers[target].acc_lock_free, memory_order_acquire);
+}
+
+static int lock_free_read(struct remora_win *w, int target, uint64_t *v)
+{
+    int st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_ADD, 0, 0, v);
+    uint8_t known = 0;
+    while (st == REMORA_OK && *v > known &&
+           !atomic_compare_exchange_weak_explicit(&w->peers[target].acc_lock_free, &known, (uint8_t)*v,
+                                                  memory_order_release, memory_order_acquire))
+        ;
+    return st;
+}
+
+/* Before a lock-free call: until the state is 2, setting it first if no
+ * call has. */
+static int lock_free_begin(struct remora_win *w, int target)
+{
+    uint64_t v = 0, held, now;
+    if (lock_free_known(w, target) == 2)
+        return REMORA_OK;
+    int st = lock_free_read(w, target, &v);
+    if (st == REMORA_OK && v == 0 &&
+        (st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_CSWAP, 1, 0, &v)) == REMORA_OK &&
+        v == 0) { /* ours to wait for the plain calls */
+        struct remora_wait wt;
+        remora_wait_init(&wt);
+        st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &held);
+        while (st == REMORA_OK && held) {
+            remora_backoff(&wt);
+            st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &now);
+            held &= now; /* a stripe seen free: the call that held it has ended */
+        }
+        if (st == REMORA_OK)
+            st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_SWAP, 2, 0, &v);
+    }
+    struct remora_wait wt;
+    remora_wait_init(&wt);
+    while (st == REMORA_OK && (st = lock_free_read(w, target, &v)) == REMORA_OK && v != 2)
+        remora_backoff(&wt);
+    return st;
+}
+
 /* ---- a call as pieces of target memory ------------------------------------------ */
 
 /* Bytes [pos, pos + len) of the target (a position: see struct remora_span),
@@ -218,6 +277,25 @@ struct acc {
     size_t np;
     uint64_t lo, hi;          /* the positions they touch                                   */
 };
+
+/* Every field but t, which remora_rma_target fills: zeroing the whole
+ * struct (its spans) costs more than a small call's work. */
+static void acc_init(struct acc *a, struct remora_win *w, int target, enum remora_op op, MPI_Count tcount)
+{
+    a->w = w;
+    a->target = target;
+    a->op = op;
+    a->kernel = NULL;
+    a->bt = a->tt = NULL;
+    a->esz = 0;
+    a->holes = a->integer = 0;
+    a->origin = a->compare = NULL;
+    a->result = NULL;
+    a->tcount = tcount;
+    a->p = &a->one;
+    a->np = 0;
+    a->lo = a->hi = 0;
+}
 
 static int add_piece(struct acc *a, uint64_t pos, uint64_t len, size_t at, size_t *cap)
 {
@@ -872,6 +950,29 @@ static void direct16(const struct acc *a, char *to)
     }
 }
 
+/* Under the stripes while no lock-free call runs (state 0), on one span
+ * mapped here, elements without holes: the call with plain loads and stores
+ * (base: the address of the span's first position). */
+static char *plain_base(const struct acc *a)
+{
+    const struct remora_span *s = &a->t.few[0];
+    return a->t.n == 1 && s->atomic && !a->holes && !a->compare ? remora_mapped(s->amo, s->at) : NULL;
+}
+
+static void plain(const struct acc *a, char *base)
+{
+    for (size_t i = 0; i < a->np; i++) {
+        const struct piece *p = &a->p[i];
+        char *t = base + (p->pos - a->t.few[0].lo);
+        if (a->result)
+            memcpy(a->result + p->at, t, p->len);
+        if (a->op == REMORA_OP_REPLACE)
+            memmove(t, a->origin + p->at, p->len); /* the origin may be window memory */
+        else if (a->op != REMORA_OP_NO_OP)
+            a->kernel(t, a->origin + p->at, p->len / a->esz);
+    }
+}
+
 /* The call on its image, with units of at most `round` bytes. */
 static int run_image(const struct acc *a, uint64_t round)
 {
@@ -954,6 +1055,10 @@ static int run(struct acc *a)
         return st;
     size_t word = lock_free_word(a);
     const struct remora_span *s = &a->t.few[0];
+    if (word && (st = lock_free_begin(a->w, a->target)) != REMORA_OK) {
+        drop_pieces(a);
+        return st;
+    }
     if (word && a->np == 1 && a->p[0].len == a->esz && word == a->esz && word <= 8) {
         /* one element, one atomic */
         uint64_t off = a->lo - s->lo + s->at;
@@ -972,8 +1077,15 @@ static int run(struct acc *a)
     } else {
         uint64_t mask = stripes_of(a->lo, a->hi);
         if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
-            char *to = direct16_at(a);
-            if (to)
+            char *base = plain_base(a), *to = NULL;
+            uint64_t lock_free = lock_free_known(a->w, a->target);
+            if (base && !lock_free)
+                st = lock_free_read(a->w, a->target, &lock_free);
+            if (st != REMORA_OK)
+                ;
+            else if (base && !lock_free)
+                plain(a, base);
+            else if ((to = direct16_at(a)))
                 direct16(a, to);
             else
                 st = run_image(a, 16);
@@ -1053,7 +1165,8 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
         return -1;
     const struct remora_reach *x = &w->reach[target];
     uint64_t off = (uint64_t)(t - w->peers[target].base);
-    if (!w->peers[target].acc_atomic || !remora_mapped(&x->amo, 0) || (x->amo.base + off) % e->size)
+    if (!w->peers[target].acc_atomic || lock_free_known(w, target) != 2 || !remora_mapped(&x->amo, 0) ||
+        (x->amo.base + off) % e->size)
         return -1;
     if (!remora_op_allowed(op, e))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
@@ -1085,7 +1198,8 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     if (rc != MPI_SUCCESS)
         return rc;
 
-    struct acc a = {.w = w, .target = target, .op = (enum remora_op)opid, .tcount = tcount};
+    struct acc a;
+    acc_init(&a, w, target, (enum remora_op)opid, tcount);
     const struct remora_dt *ot = NULL, *rt = NULL;
     const struct remora_type_entry *tb, *b;
     if ((rc = remora_dt_get(ttype, &a.tt)) != MPI_SUCCESS)
@@ -1165,8 +1279,12 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
 #endif
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    struct acc a = {.w = w, .target = target, .op = REMORA_OP_REPLACE, .esz = e->extent, .tcount = 1,
-                    .origin = oaddr, .compare = caddr, .result = raddr};
+    struct acc a;
+    acc_init(&a, w, target, REMORA_OP_REPLACE, 1);
+    a.esz = e->extent;
+    a.origin = oaddr;
+    a.compare = caddr;
+    a.result = raddr;
     int rc = remora_check_target(w, target);
     if (rc == MPI_SUCCESS && (rc = remora_dt_get(type, &a.tt)) == MPI_SUCCESS)
         rc = remora_rma_target(w, target, tdisp, a.tt, 1, &a.t);

@@ -43,6 +43,7 @@ struct remora_peer {
     uint64_t disp_unit;
     _Atomic uint8_t access; /* REMORA_ACCESS_* bits open toward it                              */
     uint8_t acc_atomic;     /* accumulates on its memory may use atomics: every origin can      */
+    _Atomic uint8_t acc_lock_free; /* the most we have read of its ctrl.acc_lock_free           */
     uint64_t size;          /* its window size in bytes                                         */
 } __attribute__((aligned(64)));
 
@@ -66,6 +67,10 @@ struct remora_ctrl {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_complete;
     /* Accumulates: the stripe locks of this rank's memory (accumulate.c). */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_stripes;
+    /* Accumulates: 0 until the first lock-free call on this rank's memory,
+     * 1 while it waits for the calls without atomics to end, then 2
+     * (accumulate.c).  Never goes back. */
+    _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_lock_free;
     /* PSCW: posts received by this rank as an origin, from each rank i of the
      * window (pscw.c): pscw_post[i] counts MPI_Win_post calls of i naming us. */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_post[];
@@ -76,6 +81,7 @@ struct remora_ctrl {
 #define REMORA_CTRL_LOCK_GLOBAL offsetof(struct remora_ctrl, lock_global)
 #define REMORA_CTRL_PSCW_COMPLETE offsetof(struct remora_ctrl, pscw_complete)
 #define REMORA_CTRL_ACC_STRIPES offsetof(struct remora_ctrl, acc_stripes)
+#define REMORA_CTRL_ACC_LOCK_FREE offsetof(struct remora_ctrl, acc_lock_free)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
 /* Node-wide words of a window's segment (the shared-memory fence barrier). */
