@@ -158,6 +158,12 @@ static uint64_t stripes_of(uint64_t lo, uint64_t hi)
     return mask;
 }
 
+/* The control word at off of target's control block (an atomic add of 0). */
+static int ctrl_read(struct remora_win *w, int target, size_t off, uint64_t *v)
+{
+    return remora_ctrl_amo(w, target, off, REMORA_AMO_ADD, 0, 0, v);
+}
+
 static int stripes_lock(struct remora_win *w, int target, uint64_t mask)
 {
     struct remora_wait wt;
@@ -167,7 +173,7 @@ static int stripes_lock(struct remora_win *w, int target, uint64_t mask)
     for (;;) {
         if (cur & mask) { /* held: wait, then look again */
             remora_backoff(&wt);
-            if ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &cur)) != REMORA_OK)
+            if ((st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &cur)) != REMORA_OK)
                 return st;
             continue;
         }
@@ -209,7 +215,7 @@ static uint8_t lock_free_known(const struct remora_win *w, int target)
 
 static int lock_free_read(struct remora_win *w, int target, uint64_t *v)
 {
-    int st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_ADD, 0, 0, v);
+    int st = ctrl_read(w, target, REMORA_CTRL_ACC_LOCK_FREE, v);
     uint8_t known = 0;
     while (st == REMORA_OK && *v > known &&
            !atomic_compare_exchange_weak_explicit(&w->peers[target].acc_lock_free, &known, (uint8_t)*v,
@@ -225,23 +231,21 @@ static int lock_free_begin(struct remora_win *w, int target)
     uint64_t v = 0, held, now;
     if (lock_free_known(w, target) == 2)
         return REMORA_OK;
+    struct remora_wait wt;
+    remora_wait_init(&wt);
     int st = lock_free_read(w, target, &v);
     if (st == REMORA_OK && v == 0 &&
         (st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_CSWAP, 1, 0, &v)) == REMORA_OK &&
         v == 0) { /* ours to wait for the plain calls */
-        struct remora_wait wt;
-        remora_wait_init(&wt);
-        st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &held);
+        st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &held);
         while (st == REMORA_OK && held) {
             remora_backoff(&wt);
-            st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_ADD, 0, 0, &now);
+            st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &now);
             held &= now; /* a stripe seen free: the call that held it has ended */
         }
         if (st == REMORA_OK)
             st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_SWAP, 2, 0, &v);
     }
-    struct remora_wait wt;
-    remora_wait_init(&wt);
     while (st == REMORA_OK && (st = lock_free_read(w, target, &v)) == REMORA_OK && v != 2)
         remora_backoff(&wt);
     return st;
@@ -815,6 +819,14 @@ static int flush_plain(const struct acc *a)
 
 /* ---- the same on the node, without a unit list -------------------------------- */
 
+/* The address of the first position of the call's span when it has one, in
+ * the atomicity domain, mapped here; else NULL. */
+static char *mapped_span(const struct acc *a)
+{
+    const struct remora_span *s = &a->t.few[0];
+    return a->t.n == 1 && s->atomic ? remora_mapped(s->amo, s->at) : NULL;
+}
+
 /* The common case on the node: one span, mapped here, whose segments are
  * whole 16-byte words, with 16-byte atomic loads and stores (base: the
  * address of the span's first position).  mapped16_read and _write then do
@@ -822,14 +834,11 @@ static int flush_plain(const struct acc *a)
  * word in place: ARMCI-MPI's puts and gets are such accumulates, a row each. */
 static char *mapped16_base(const struct acc *a, const struct image *im)
 {
-    const struct remora_span *s = &a->t.few[0];
-    if (a->t.n != 1 || !s->atomic || !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
-        return NULL;
-    char *base = remora_mapped(s->amo, s->at); /* the address of position s->lo */
+    char *base = remora_mapped_load16_ok() && remora_mapped_cas16_ok() ? mapped_span(a) : NULL;
     if (!base)
         return NULL;
     for (size_t k = 0; k < im->nseg; k++)
-        if ((uintptr_t)(base + (im->seg[k].lo - s->lo)) % 16 || (im->seg[k].hi - im->seg[k].lo) % 16)
+        if ((uintptr_t)(base + (im->seg[k].lo - a->t.few[0].lo)) % 16 || (im->seg[k].hi - im->seg[k].lo) % 16)
             return NULL;
     return base;
 }
@@ -898,14 +907,13 @@ static void mapped16_write(const struct acc *a, struct image *im, char *base, co
  * and the target, without an image (ARMCI-MPI's rows). */
 static char *direct16_at(const struct acc *a)
 {
-    const struct remora_span *s = &a->t.few[0];
-    if (a->np != 1 || a->holes || a->compare || a->esz > 16 || 16 % a->esz || a->t.n != 1 || !s->atomic ||
-        a->p[0].len % 16 || !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
+    if (a->np != 1 || a->holes || a->compare || a->esz > 16 || 16 % a->esz || a->p[0].len % 16 ||
+        !remora_mapped_load16_ok() || !remora_mapped_cas16_ok())
         return NULL;
-    char *to = remora_mapped(s->amo, s->at);
+    char *to = mapped_span(a);
     if (!to)
         return NULL;
-    to += a->p[0].pos - s->lo;
+    to += a->p[0].pos - a->t.few[0].lo;
     return (uintptr_t)to % 16 ? NULL : to;
 }
 
@@ -955,8 +963,7 @@ static void direct16(const struct acc *a, char *to)
  * (base: the address of the span's first position). */
 static char *plain_base(const struct acc *a)
 {
-    const struct remora_span *s = &a->t.few[0];
-    return a->t.n == 1 && s->atomic && !a->holes && !a->compare ? remora_mapped(s->amo, s->at) : NULL;
+    return !a->holes && !a->compare ? mapped_span(a) : NULL;
 }
 
 static void plain(const struct acc *a, char *base)
@@ -1077,17 +1084,15 @@ static int run(struct acc *a)
     } else {
         uint64_t mask = stripes_of(a->lo, a->hi);
         if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
-            char *base = plain_base(a), *to = NULL;
             uint64_t lock_free = lock_free_known(a->w, a->target);
-            if (base && !lock_free)
+            char *base = lock_free ? NULL : plain_base(a), *to;
+            if (base)
                 st = lock_free_read(a->w, a->target, &lock_free);
-            if (st != REMORA_OK)
-                ;
-            else if (base && !lock_free)
+            if (st == REMORA_OK && base && !lock_free)
                 plain(a, base);
-            else if ((to = direct16_at(a)))
+            else if (st == REMORA_OK && (to = direct16_at(a)))
                 direct16(a, to);
-            else
+            else if (st == REMORA_OK)
                 st = run_image(a, 16);
             int st2 = stripes_unlock(a->w, a->target, mask);
             st = st != REMORA_OK ? st : st2;
