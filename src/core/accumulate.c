@@ -966,17 +966,25 @@ static char *plain_base(const struct acc *a)
     return !a->holes && !a->compare ? mapped_span(a) : NULL;
 }
 
+/* The call on len bytes at t of whole elements of esz bytes, plainly: their
+ * old value to r (unless NULL), then op with the elements at o. */
+static void plain_bytes(char *t, const char *o, char *r, uint64_t len, enum remora_op op, remora_reduce_fn kernel,
+                        size_t esz)
+{
+    if (r)
+        memcpy(r, t, len);
+    if (op == REMORA_OP_REPLACE)
+        memmove(t, o, len); /* the origin may be window memory */
+    else if (op != REMORA_OP_NO_OP)
+        kernel(t, o, len / esz);
+}
+
 static void plain(const struct acc *a, char *base)
 {
     for (size_t i = 0; i < a->np; i++) {
         const struct piece *p = &a->p[i];
-        char *t = base + (p->pos - a->t.few[0].lo);
-        if (a->result)
-            memcpy(a->result + p->at, t, p->len);
-        if (a->op == REMORA_OP_REPLACE)
-            memmove(t, a->origin + p->at, p->len); /* the origin may be window memory */
-        else if (a->op != REMORA_OP_NO_OP)
-            a->kernel(t, a->origin + p->at, p->len / a->esz);
+        plain_bytes(base + (p->pos - a->t.few[0].lo), a->origin ? a->origin + p->at : NULL,
+                    a->result ? a->result + p->at : NULL, p->len, a->op, a->kernel, a->esz);
     }
 }
 
@@ -1152,32 +1160,53 @@ static int basic_of(const struct remora_dt *t, const struct remora_type_entry **
     return MPI_SUCCESS;
 }
 
-/* The fast path: one element of a predefined type of 1, 2, 4 or 8 bytes
- * without holes, the same type on every side, to a target mapped here whose
- * memory every origin reaches with atomics, aligned, inside an epoch, in
- * range: one CPU atomic straight away, no layouts, no lock.  Returns
+/* The fast paths, for count elements of one predefined type without holes,
+ * the same type and count on every side, to a target mapped here whose
+ * memory every origin reaches with atomics, inside an epoch, in range: no
+ * layouts, no pieces.  One element of 1, 2, 4 or 8 bytes, aligned, once
+ * lock-free calls go: one CPU atomic.  Any other call while no lock-free call
+ * is known: under its stripes, plainly if the state read under them is still
+ * 0 (the rows of Global Arrays' and ARMCI-MPI's accumulates).  Returns
  * MPI_SUCCESS or an error class, or -1 for the general case. */
 static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
                            const struct remora_acc_result *res, int target, MPI_Aint tdisp, MPI_Count tcount,
                            MPI_Datatype ttype, enum remora_op op)
 {
-    if (tcount != 1 || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != 1)) ||
-        (res && (res->type != ttype || res->count != 1 || !res->addr)))
+    if (tcount < 1 || tcount > INT_MAX || (op != REMORA_OP_NO_OP && (otype != ttype || ocount != tcount)) ||
+        (res && (res->type != ttype || res->count != tcount || !res->addr)))
         return -1;
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
-    if (!e || e->size != e->extent || !remora_amo_size_valid(e->size) || !remora_fast_span(w, e->size, target, tdisp, &t))
+    if (!e || e->size != e->extent || !remora_fast_span(w, (uint64_t)tcount * e->size, target, tdisp, &t) ||
+        !w->peers[target].acc_atomic)
         return -1;
+    uint8_t lock_free = lock_free_known(w, target);
     const struct remora_reach *x = &w->reach[target];
     uint64_t off = (uint64_t)(t - w->peers[target].base);
-    if (!w->peers[target].acc_atomic || lock_free_known(w, target) != 2 || !remora_mapped(&x->amo, 0) ||
-        (x->amo.base + off) % e->size)
+    int one_atomic = tcount == 1 && remora_amo_size_valid(e->size) && remora_mapped(&x->amo, 0) &&
+                     (x->amo.base + off) % e->size == 0;
+    if (one_atomic ? lock_free != 2 : lock_free != 0)
         return -1;
     if (!remora_op_allowed(op, e))
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
-    update_elem(&x->amo, off, e->size, op, remora_reduce_kernel(op, e), integer_class(e),
-                op == REMORA_OP_NO_OP ? NULL : oaddr, res ? res->addr : NULL, 0);
-    return MPI_SUCCESS;
+    remora_reduce_fn kernel = remora_reduce_kernel(op, e);
+    const void *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
+    void *r = res ? res->addr : NULL;
+    if (one_atomic) {
+        update_elem(&x->amo, off, e->size, op, kernel, integer_class(e), o, r, 0);
+        return MPI_SUCCESS;
+    }
+    uint64_t mask = stripes_of(off, off + (uint64_t)tcount * e->size), state = 0;
+    int st = stripes_lock(w, target, mask);
+    if (st == REMORA_OK) {
+        if ((st = lock_free_read(w, target, &state)) == REMORA_OK && state == 0)
+            plain_bytes(t, o, r, (uint64_t)tcount * e->size, op, kernel, e->size);
+        int st2 = stripes_unlock(w, target, mask);
+        st = st != REMORA_OK ? st : st2;
+    }
+    if (st != REMORA_OK)
+        return remora_status_err(st, "accumulate at target %d", target);
+    return state == 0 ? MPI_SUCCESS : -1;
 }
 
 int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
