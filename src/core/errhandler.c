@@ -30,7 +30,7 @@ static int is_predefined(MPI_Errhandler eh)
         ;
 }
 
-int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh)
+int remora_errhandler_create(MPI_Win_errhandler_function *fn, int fortran, MPI_Errhandler *eh)
 {
     int rc = REMORA_HOST(MPI_Win_create_errhandler)(fn, eh);
     if (rc != MPI_SUCCESS)
@@ -56,6 +56,7 @@ int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh
     }
     t->v[i].handle = *eh;
     t->v[i].fn = fn;
+    t->v[i].fortran = fortran;
     pthread_mutex_unlock(&remora_core.lock);
     return MPI_SUCCESS;
 }
@@ -91,14 +92,18 @@ int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out)
     if (is_predefined(eh)) {
         out->handle = eh;
         out->fn = NULL;
+        out->fortran = 0;
         return MPI_SUCCESS;
     }
     pthread_mutex_lock(&remora_core.lock);
     const struct remora_errhandler_table *t = &remora_core.errhandlers;
     MPI_Win_errhandler_function *fn = NULL;
+    int fortran = 0;
     for (int i = 0; i < t->n; i++)
-        if (t->v[i].handle == eh)
+        if (t->v[i].handle == eh) {
             fn = t->v[i].fn;
+            fortran = t->v[i].fortran;
+        }
     MPI_Errhandler ref = MPI_ERRHANDLER_NULL;
     int rc = retain(eh, &ref);
     pthread_mutex_unlock(&remora_core.lock);
@@ -109,6 +114,7 @@ int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out)
     }
     out->handle = ref;
     out->fn = fn;
+    out->fortran = fortran;
     return MPI_SUCCESS;
 }
 
@@ -118,6 +124,7 @@ void remora_errh_release(struct remora_errh *h)
         PMPI_Errhandler_free(&h->handle);
     h->handle = MPI_ERRORS_ARE_FATAL;
     h->fn = NULL;
+    h->fortran = 0;
 }
 
 int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh)
@@ -171,6 +178,11 @@ int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_n
         if (fatal)
             remora_fatal("%s: %s: %s", fn_name, name, detail);
         PMPI_Comm_call_errhandler(comm, code);
+        return code;
+    }
+    if (w->errh.fn && w->errh.fortran) { /* Open MPI's Fortran handle of a window of ours: its index */
+        MPI_Fint handle = (MPI_Fint)w->index, c = (MPI_Fint)code;
+        ((remora_fortran_errhandler *)(void (*)(void))w->errh.fn)(&handle, &c);
         return code;
     }
     if (w->errh.fn) {

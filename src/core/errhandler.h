@@ -14,14 +14,21 @@
 
 struct remora_win;
 
+/* A handler made from Fortran (Open MPI's Fortran MPI_WIN_CREATE_ERRHANDLER,
+ * which does not go through the C function): a subroutine taking the
+ * window's Fortran handle and the code, both by reference. */
+typedef void remora_fortran_errhandler(MPI_Fint *win, MPI_Fint *code);
+
 struct remora_errh {
     MPI_Errhandler handle;             /* host handle (predefined or user)         */
     MPI_Win_errhandler_function *fn;   /* NULL for MPI_ERRORS_ARE_FATAL/_RETURN/_ABORT */
+    int fortran;                       /* fn is a remora_fortran_errhandler        */
 };
 
 struct remora_errhandler_entry {
     MPI_Errhandler handle;
     MPI_Win_errhandler_function *fn;
+    int fortran;
 };
 
 struct remora_errhandler_table {
@@ -31,7 +38,8 @@ struct remora_errhandler_table {
     int anchor_made;
 };
 
-int remora_errhandler_create(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh);
+/* A new window handler calling fn (a remora_fortran_errhandler when fortran is set). */
+int remora_errhandler_create(MPI_Win_errhandler_function *fn, int fortran, MPI_Errhandler *eh);
 /* A new reference to `eh` as a window handler (MPI_ERR_ARG if it is not one). */
 int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out);
 void remora_errh_release(struct remora_errh *h);

@@ -24,6 +24,7 @@
 
 #include "core/attr.h"
 #include "mpi/api.h"
+#include "mpi/fortran_names.h"
 #include "runtime/host_mpi.h"
 
 #if defined(OPEN_MPI)
@@ -85,16 +86,6 @@ static void win_create_keyval_f(void *copy_fn, void *delete_fn, MPI_Fint *keyval
         *keyval = (MPI_Fint)k;
     *ierr = rc ? remora_raise(0, MPI_COMM_NULL, rc, "MPI_Win_create_keyval", 0) : MPI_SUCCESS;
 }
-
-/* Every name Open MPI 4.1 gives one Fortran routine (nm -D libmpi_mpifh.so). */
-#define FORTRAN_ALIAS(fn, name) extern __typeof__(fn) name __attribute__((alias(#fn), visibility("default")))
-#define FORTRAN_NAMES(fn, lower, UPPER, Mixed, ompi_f)                                                     \
-    FORTRAN_ALIAS(fn, lower); FORTRAN_ALIAS(fn, lower##_); FORTRAN_ALIAS(fn, lower##__);                  \
-    FORTRAN_ALIAS(fn, p##lower); FORTRAN_ALIAS(fn, p##lower##_); FORTRAN_ALIAS(fn, p##lower##__);         \
-    FORTRAN_ALIAS(fn, UPPER); FORTRAN_ALIAS(fn, P##UPPER);                                                 \
-    FORTRAN_ALIAS(fn, Mixed##_f); FORTRAN_ALIAS(fn, Mixed##_f08);                                          \
-    FORTRAN_ALIAS(fn, P##Mixed##_f); FORTRAN_ALIAS(fn, P##Mixed##_f08);                                    \
-    FORTRAN_ALIAS(fn, ompi_f)
 
 FORTRAN_NAMES(win_get_attr_f, mpi_win_get_attr, MPI_WIN_GET_ATTR, MPI_Win_get_attr, ompi_win_get_attr_f);
 FORTRAN_NAMES(win_set_attr_f, mpi_win_set_attr, MPI_WIN_SET_ATTR, MPI_Win_set_attr, ompi_win_set_attr_f);

@@ -121,7 +121,7 @@ REMORA_PMPI(MPI_Win_get_group);
 /* ---- error handlers ---- */
 REMORA_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    int rc = remora_errhandler_create(fn, errhandler);
+    int rc = remora_errhandler_create(fn, 0, errhandler);
     return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
 }
 REMORA_PMPI(MPI_Win_create_errhandler);

@@ -4,10 +4,11 @@
 ! accumulates and atomics, request-based operations, fence, post/start/
 ! complete/wait/test, lock/unlock, lock_all, flushes, win_sync, attributes
 ! (predefined and a keyval with a Fortran delete callback), name, info,
-! group, error handler, MPI_Alloc_mem.  Data is verified; through Remora
-! every window must be one of Remora's (remora_win_served on MPI_Win_f2c of
-! the Fortran handle), and MPI_Win_shared_query must serve MPI_Win_allocate
-! windows (MPI-4.0; the hosts refuse it).  Rank 0 prints "No Errors".
+! group, error handlers (predefined and a Fortran one), MPI_Alloc_mem.  Data
+! is verified; through Remora every window must be one of Remora's
+! (remora_win_served on MPI_Win_f2c of the Fortran handle), and
+! MPI_Win_shared_query must serve MPI_Win_allocate windows (MPI-4.0; the
+! hosts refuse it).  Rank 0 prints "No Errors".
 ! MPI_USE goes before IMPLICIT NONE, MPI_INCLUDE after it: a module is used
 ! there, mpif.h is included here.
 #if defined(FTEST_F08)
@@ -32,6 +33,7 @@ module ftest_util
   implicit none
   integer :: nerr = 0
   integer :: ndeleted = 0
+  integer :: nraised = 0, raised_code = 0, raised_win = 0
   interface
     integer(c_int) function ftest_remora_mode() bind(C, name="ftest_remora_mode")
       import :: c_int
@@ -58,7 +60,7 @@ module ftest_callbacks
   implicit none
   MPI_INCLUDE
   private
-  public :: count_delete
+  public :: count_delete, on_error
 contains
   subroutine count_delete(win, keyval, attr, extra, ierr)
     HANDLE(MPI_Win) :: win
@@ -68,6 +70,14 @@ contains
     call check(extra == 77_MPI_ADDRESS_KIND, 'the delete callback sees the extra state')
     ndeleted = ndeleted + 1
     ierr = MPI_SUCCESS
+  end subroutine
+  ! A user error handler: what it is called with, for the program to check.
+  subroutine on_error(win, code)
+    HANDLE(MPI_Win) :: win
+    integer :: code
+    nraised = nraised + 1
+    raised_code = code
+    raised_win = FVAL(win)
   end subroutine
 end module
 
@@ -84,6 +94,7 @@ program f_rma
   HANDLE(MPI_Info) :: info, info2
   HANDLE(MPI_Comm) :: nodecomm
   HANDLE(MPI_Request) :: req
+  HANDLE(MPI_Errhandler) :: errh
   integer(kind=MPI_ADDRESS_KIND) :: disp, sz, val, extra, qsize, addr, one8, cmp8
   logical :: flag, remora
   ! memory that RMA changes behind the compiler's back is VOLATILE
@@ -264,6 +275,23 @@ program f_rma
   call MPI_Put(buf, 1, MPI_INTEGER, nproc + 5, disp, 1, MPI_INTEGER, win, ierr)
   call MPI_Error_class(ierr, cls, i)
   call check(cls == MPI_ERR_RANK, 'an erroneous MPI_Put returns MPI_ERR_RANK under MPI_ERRORS_RETURN')
+  ! a Fortran user error handler, called with the Fortran handle and the code
+  call MPI_Win_create_errhandler(on_error, errh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Win_create_errhandler (Fortran handler)')
+  call MPI_Win_set_errhandler(win, errh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Win_set_errhandler (Fortran handler)')
+  call MPI_Errhandler_free(errh, ierr)
+  call MPI_Put(buf, 1, MPI_INTEGER, nproc + 5, disp, 1, MPI_INTEGER, win, ierr)
+  call MPI_Error_class(ierr, cls, i)
+  call check(nraised == 1 .and. cls == MPI_ERR_RANK, 'an erroneous MPI_Put calls the Fortran handler, returns MPI_ERR_RANK')
+  call MPI_Error_class(raised_code, cls, i)
+  call check(cls == MPI_ERR_RANK .and. raised_win == FVAL(win), 'the Fortran handler gets the window and the code')
+  call MPI_Win_call_errhandler(win, MPI_ERR_OTHER, ierr)
+  call check(nraised == 2 .and. raised_code == MPI_ERR_OTHER .and. raised_win == FVAL(win), 'MPI_Win_call_errhandler')
+  call MPI_Win_get_errhandler(win, errh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Win_get_errhandler (Fortran handler)')
+  call MPI_Errhandler_free(errh, ierr)
+  call MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN, ierr)
   call MPI_Win_unlock(right, win, ierr)
   call MPI_Win_free(win, ierr)
   call check(ndeleted == 2, 'MPI_Win_free deletes the attribute (Fortran callback)')
