@@ -37,52 +37,43 @@ int remora_errhandler_create(MPI_Win_errhandler_function *fn, int fortran, MPI_E
         return rc;
     struct remora_errhandler_table *t = &remora_core.errhandlers;
     pthread_mutex_lock(&remora_core.lock);
-    int i;
-    for (i = 0; i < t->n && t->v[i].handle != *eh; i++)
-        ; /* a freed handler's handle may come back for a new one */
-    if (i == t->n) {
-        if (t->n == t->cap) {
-            int cap = t->cap ? 2 * t->cap : 16;
-            struct remora_errhandler_entry *v = realloc(t->v, sizeof *v * (size_t)cap);
-            if (!v) {
-                pthread_mutex_unlock(&remora_core.lock);
-                PMPI_Errhandler_free(eh);
-                return MPI_ERR_NO_MEM;
-            }
-            t->v = v;
-            t->cap = cap;
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        struct remora_errhandler_entry *v = realloc(t->v, sizeof *v * (size_t)cap);
+        if (!v) {
+            pthread_mutex_unlock(&remora_core.lock);
+            REMORA_HOST(MPI_Errhandler_free)(eh);
+            return MPI_ERR_NO_MEM;
         }
-        t->n++;
+        t->v = v;
+        t->cap = cap;
     }
-    t->v[i].handle = *eh;
-    t->v[i].fn = fn;
-    t->v[i].fortran = fortran;
+    /* the host's handler lives while the entry does: its handle is not in the table twice */
+    t->v[t->n++] = (struct remora_errhandler_entry){*eh, fn, fortran, 1 /* the user's handle */};
     pthread_mutex_unlock(&remora_core.lock);
     return MPI_SUCCESS;
 }
 
-/* The anchor host window; caller holds remora_core.lock. */
-static MPI_Win anchor(void)
+/* The entry of a handler we made, or NULL; caller holds remora_core.lock. */
+static struct remora_errhandler_entry *entry_of(MPI_Errhandler eh)
 {
     struct remora_errhandler_table *t = &remora_core.errhandlers;
-    if (!t->anchor_made) {
-        if (REMORA_HOST(MPI_Win_create)(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &t->anchor) != MPI_SUCCESS)
-            remora_fatal("cannot create the host window that anchors error handlers");
-        t->anchor_made = 1;
-    }
-    return t->anchor;
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].handle == eh)
+            return &t->v[i];
+    return NULL;
 }
 
-/* A new host reference to a user handler, checking it is a window handler. */
-static int retain(MPI_Errhandler eh, MPI_Errhandler *ref)
+/* Drops one reference; the last frees the host's handler.  Caller holds
+ * remora_core.lock. */
+static void unref(struct remora_errhandler_entry *e)
 {
-    MPI_Win a = anchor();
-    REMORA_HOST(MPI_Win_set_errhandler)(a, MPI_ERRORS_RETURN);
-    int rc = REMORA_HOST(MPI_Win_set_errhandler)(a, eh);
-    if (rc == MPI_SUCCESS)
-        REMORA_HOST(MPI_Win_get_errhandler)(a, ref);
-    REMORA_HOST(MPI_Win_set_errhandler)(a, MPI_ERRORS_RETURN);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_ARG;
+    if (--e->refs > 0)
+        return;
+    MPI_Errhandler eh = e->handle;
+    REMORA_HOST(MPI_Errhandler_free)(&eh);
+    struct remora_errhandler_table *t = &remora_core.errhandlers;
+    *e = t->v[--t->n];
 }
 
 int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out)
@@ -96,32 +87,26 @@ int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out)
         return MPI_SUCCESS;
     }
     pthread_mutex_lock(&remora_core.lock);
-    const struct remora_errhandler_table *t = &remora_core.errhandlers;
-    MPI_Win_errhandler_function *fn = NULL;
-    int fortran = 0;
-    for (int i = 0; i < t->n; i++)
-        if (t->v[i].handle == eh) {
-            fn = t->v[i].fn;
-            fortran = t->v[i].fortran;
-        }
-    MPI_Errhandler ref = MPI_ERRHANDLER_NULL;
-    int rc = retain(eh, &ref);
-    pthread_mutex_unlock(&remora_core.lock);
-    if (rc != MPI_SUCCESS || !fn) {
-        if (rc == MPI_SUCCESS)
-            PMPI_Errhandler_free(&ref);
-        return remora_err(MPI_ERR_ARG, "the error handler was not made by MPI_Win_create_errhandler");
+    struct remora_errhandler_entry *e = entry_of(eh);
+    if (e) {
+        e->refs++;
+        out->handle = eh;
+        out->fn = e->fn;
+        out->fortran = e->fortran;
     }
-    out->handle = ref;
-    out->fn = fn;
-    out->fortran = fortran;
-    return MPI_SUCCESS;
+    pthread_mutex_unlock(&remora_core.lock);
+    return e ? MPI_SUCCESS : remora_err(MPI_ERR_ARG, "the error handler was not made by MPI_Win_create_errhandler");
 }
 
 void remora_errh_release(struct remora_errh *h)
 {
-    if (!is_predefined(h->handle) && h->handle != MPI_ERRHANDLER_NULL)
-        PMPI_Errhandler_free(&h->handle);
+    if (!is_predefined(h->handle) && h->handle != MPI_ERRHANDLER_NULL) {
+        pthread_mutex_lock(&remora_core.lock);
+        struct remora_errhandler_entry *e = entry_of(h->handle);
+        if (e)
+            unref(e);
+        pthread_mutex_unlock(&remora_core.lock);
+    }
     h->handle = MPI_ERRORS_ARE_FATAL;
     h->fn = NULL;
     h->fortran = 0;
@@ -129,21 +114,32 @@ void remora_errh_release(struct remora_errh *h)
 
 int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh)
 {
-    if (is_predefined(h->handle)) {
-        *eh = h->handle;
-        return MPI_SUCCESS;
+    if (!is_predefined(h->handle)) {
+        pthread_mutex_lock(&remora_core.lock);
+        struct remora_errhandler_entry *e = entry_of(h->handle);
+        if (e)
+            e->refs++;
+        pthread_mutex_unlock(&remora_core.lock);
     }
+    *eh = h->handle;
+    return MPI_SUCCESS;
+}
+
+int remora_errhandler_free(MPI_Errhandler *eh)
+{
     pthread_mutex_lock(&remora_core.lock);
-    int rc = retain(h->handle, eh);
+    struct remora_errhandler_entry *e = entry_of(*eh);
+    if (e)
+        unref(e);
     pthread_mutex_unlock(&remora_core.lock);
-    return rc;
+    if (!e)
+        return -1;
+    *eh = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
 }
 
 void remora_errhandler_table_destroy(struct remora_errhandler_table *t)
 {
-    if (t->anchor_made)
-        REMORA_HOST(MPI_Win_free)(&t->anchor);
-    t->anchor_made = 0;
     free(t->v);
     t->v = NULL;
     t->n = t->cap = 0;
@@ -174,7 +170,7 @@ int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_n
         PMPI_Comm_get_errhandler(comm, &eh);
         int fatal = eh == MPI_ERRORS_ARE_FATAL;
         if (eh != MPI_ERRHANDLER_NULL && !is_predefined(eh))
-            PMPI_Errhandler_free(&eh);
+            REMORA_HOST(MPI_Errhandler_free)(&eh);
         if (fatal)
             remora_fatal("%s: %s: %s", fn_name, name, detail);
         PMPI_Comm_call_errhandler(comm, code);

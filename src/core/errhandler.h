@@ -1,12 +1,12 @@
 /* Window error handlers.
  *
  * Handler objects are the host's (MPI_Win_create_errhandler creates a host
- * errhandler), so MPI_Errhandler_free and friends keep working untouched; we
- * remember which C function each one carries.  To hold a reference on a
- * handler (a window keeps its handler alive after the user frees the handle)
- * and to check a handler's kind, a tiny host window over MPI_COMM_SELF, the
- * "anchor", is created on first need: setting a handler on it validates the
- * kind, getting it back takes a reference. */
+ * errhandler), so handles stay host handles; Remora remembers the function
+ * each one carries and counts its references: the user's handle, every
+ * window it is set on, every handle MPI_Win_get_errhandler gave out.
+ * MPI_Errhandler_free drops one (Remora serves it for the handlers it made,
+ * and passes the others to the host); the last frees the host's handler, so
+ * a window keeps its handler after the user frees the handle. */
 #ifndef REMORA_CORE_ERRHANDLER_H
 #define REMORA_CORE_ERRHANDLER_H
 
@@ -29,22 +29,24 @@ struct remora_errhandler_entry {
     MPI_Errhandler handle;
     MPI_Win_errhandler_function *fn;
     int fortran;
+    int refs;
 };
 
 struct remora_errhandler_table {
     struct remora_errhandler_entry *v;
     int n, cap;
-    MPI_Win anchor;                    /* host window, MPI_WIN_NULL until needed */
-    int anchor_made;
 };
 
 /* A new window handler calling fn (a remora_fortran_errhandler when fortran is set). */
 int remora_errhandler_create(MPI_Win_errhandler_function *fn, int fortran, MPI_Errhandler *eh);
-/* A new reference to `eh` as a window handler (MPI_ERR_ARG if it is not one). */
+/* A new reference to `eh` as a window handler (MPI_ERR_ARG if Remora did not make it). */
 int remora_errh_acquire(MPI_Errhandler eh, struct remora_errh *out);
 void remora_errh_release(struct remora_errh *h);
 /* A reference for the user (MPI_Win_get_errhandler). */
 int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh);
+/* MPI_Errhandler_free of a handler Remora made: drops the user's reference,
+ * sets *eh to MPI_ERRHANDLER_NULL; -1 for a handler Remora did not make. */
+int remora_errhandler_free(MPI_Errhandler *eh);
 void remora_errhandler_table_destroy(struct remora_errhandler_table *t);
 
 /* Raise error `code` (an MPI error class) on window w from MPI function `fn_name`

@@ -5,6 +5,7 @@
 
 #include "mpi/api.h"
 #include "core/engine.h"
+#include "runtime/host_mpi.h"
 
 /* ---- attributes ---- */
 REMORA_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
@@ -125,6 +126,14 @@ REMORA_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Er
     return rc ? remora_raise(0, MPI_COMM_NULL, rc, __func__, 0) : rc;
 }
 REMORA_PMPI(MPI_Win_create_errhandler);
+
+/* Remora counts the references to the handlers it made (core/errhandler.h). */
+REMORA_API int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    int rc = errhandler ? remora_errhandler_free(errhandler) : -1;
+    return rc >= 0 ? rc : REMORA_HOST(MPI_Errhandler_free)(errhandler);
+}
+REMORA_PMPI(MPI_Errhandler_free);
 
 REMORA_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {

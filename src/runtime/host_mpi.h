@@ -4,7 +4,8 @@
  * every MPI library does (the hosts' Fortran bindings and profiling tools call
  * the PMPI_ names).  Inside Remora a call to such a PMPI_ name would then
  * come back to Remora; where Remora means the host's (the host's MPI_Init
- * under Remora's, the window that anchors a host error handler), it calls
+ * under Remora's, MPI_Errhandler_free of a handler Remora did not make), it
+ * calls
  *   REMORA_HOST(MPI_Init)(argc, argv)
  * which is the host library's PMPI_Init, looked up once with
  * dlsym(RTLD_NEXT): the next library after Remora's in the search order,

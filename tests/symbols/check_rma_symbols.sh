@@ -35,8 +35,9 @@
 #   MPI_Attr_put/get/delete, MPI_Keyval_create/free, MPI_Errhandler_create/
 #     get/set (the deprecated MPI-1 names): they take communicators only;
 #     MPI-1 had no windows, so no deprecated name takes an MPI_Win.
-#   MPI_Errhandler_free, MPI_Errhandler_c2f/f2c: take an MPI_Errhandler, and
-#     Remora's window error handlers are host error handlers.
+#   MPI_Errhandler_c2f/f2c: take an MPI_Errhandler, and Remora's window error
+#     handlers are host error handlers (Remora serves MPI_Errhandler_free too,
+#     to count the references to the ones it made, and passes the others on).
 #   MPI_Win_c2f/f2c under MPICH: not exported (macros in mpi.h; a window's
 #     Fortran handle is its C handle), so they are not in the list there.
 set -uo pipefail

@@ -106,6 +106,13 @@ int main(int argc, char **argv)
                     handler_calls);
     else
         MTEST_CHECK(!mtest.remora, "Remora: a put outside an epoch did not call the handler");
+    /* a handle MPI_Win_get_errhandler gave out is freed on its own; the window keeps the handler */
+    int calls = handler_calls;
+    MTEST_MPI(MPI_Win_get_errhandler(win, &cur));
+    MTEST_MPI(MPI_Errhandler_free(&cur));
+    MTEST_CHECK(cur == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
+    MTEST_MPI(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+    MTEST_CHECK(handler_calls == calls + 1, "the window lost its handler when a handle of it was freed");
     MTEST_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MTEST_MPI(MPI_Win_get_errhandler(win, &cur));
     MTEST_CHECK(cur == MPI_ERRORS_RETURN, "error handler after set");
