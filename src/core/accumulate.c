@@ -1177,8 +1177,8 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
         return -1;
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
-    if (!e || e->size != e->extent || !remora_fast_span(w, (uint64_t)tcount * e->size, target, tdisp, &t) ||
-        !w->peers[target].acc_atomic)
+    uint64_t n = e ? (uint64_t)tcount * e->size : 0; /* bytes */
+    if (!e || e->size != e->extent || !remora_fast_span(w, n, target, tdisp, &t) || !w->peers[target].acc_atomic)
         return -1;
     uint8_t lock_free = lock_free_known(w, target);
     const struct remora_reach *x = &w->reach[target];
@@ -1196,11 +1196,11 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
         update_elem(&x->amo, off, e->size, op, kernel, integer_class(e), o, r, 0);
         return MPI_SUCCESS;
     }
-    uint64_t mask = stripes_of(off, off + (uint64_t)tcount * e->size), state = 0;
+    uint64_t mask = stripes_of(off, off + n), state = 0;
     int st = stripes_lock(w, target, mask);
     if (st == REMORA_OK) {
         if ((st = lock_free_read(w, target, &state)) == REMORA_OK && state == 0)
-            plain_bytes(t, o, r, (uint64_t)tcount * e->size, op, kernel, e->size);
+            plain_bytes(t, o, r, n, op, kernel, e->size);
         int st2 = stripes_unlock(w, target, mask);
         st = st != REMORA_OK ? st : st2;
     }
