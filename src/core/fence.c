@@ -21,12 +21,10 @@ static void node_barrier(struct remora_win *w)
     if (atomic_fetch_add(&h->barrier_arrived, 1) == (uint64_t)w->node_size - 1) {
         atomic_store_explicit(&h->barrier_arrived, 0, memory_order_relaxed);
         atomic_fetch_add(&h->barrier_generation, 1); /* releases everyone, and the reset above */
+        remora_doorbell_ring(&h->barrier_bell);
         return;
     }
-    struct remora_wait wt;
-    remora_wait_init(&wt);
-    while (atomic_load_explicit(&h->barrier_generation, memory_order_acquire) == gen)
-        remora_wait_round(&wt);
+    REMORA_WAIT_UNTIL(&h->barrier_bell, atomic_load_explicit(&h->barrier_generation, memory_order_acquire) != gen);
 }
 
 void remora_win_barrier(struct remora_win *w)

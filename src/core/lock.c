@@ -23,8 +23,10 @@
  * Fairness (no starvation either way): readers (shared, lock_all) give way to
  * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
  * off, but only REMORA_LOCK_PATIENCE times; after that they ignore waiters and
- * enter whenever no exclusive lock is actually held.  Every retry backs off
- * exponentially (bounded) so contenders do not hammer the words.
+ * enter whenever no exclusive lock is actually held.  A retry waits for the
+ * word to change: on one node asleep on its rank's doorbell, which every
+ * change rings; across nodes by backing off exponentially (bounded) so
+ * contenders do not hammer the words.
  *
  * Costs (no contention): lock_all, shared lock, unlock, unlock_all: 1 remote
  * atomic; exclusive lock 2 (a CAS from 0 on each word; 4 when a word is in
@@ -48,9 +50,33 @@
 
 #define MASTER 0
 
+/* Every change of a lock word rings its rank's doorbell: waiters sleep on it. */
+static int amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op, uint64_t x, uint64_t cmp,
+               uint64_t *old)
+{
+    return remora_ctrl_signal(w, target, off, op, x, cmp, old);
+}
+
 static int fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64_t *old)
 {
-    return remora_ctrl_amo(w, target, off, REMORA_AMO_ADD, x, 0, old);
+    return amo(w, target, off, REMORA_AMO_ADD, x, 0, old);
+}
+
+/* Wait until the lock word `off` of target is no longer `seen`, and read it:
+ * asleep on its doorbell on one node; across nodes, by backing off and
+ * reading it again with a network atomic.  A transport status. */
+static int await_change(struct remora_win *w, int target, size_t off, uint64_t seen, struct remora_wait *wt,
+                        uint64_t *now)
+{
+    struct remora_doorbell *bell = remora_ctrl_bell(w, target);
+    if (!bell) {
+        remora_backoff(wt);
+        return fadd(w, target, off, 0, now);
+    }
+    _Atomic uint64_t *word = (_Atomic uint64_t *)remora_mapped(&w->reach[target].ctrl, off);
+    REMORA_WAIT_UNTIL(bell, atomic_load_explicit(word, memory_order_relaxed) != seen);
+    *now = atomic_load_explicit(word, memory_order_relaxed);
+    return REMORA_OK;
 }
 
 /* A shared reader of word `off` at `target`: enter unless `blocked(v)`; give way to
@@ -61,14 +87,17 @@ static int acquire_reader(struct remora_win *w, int target, size_t off, uint64_t
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
-    for (;;) {
-        uint64_t old, undone;
+    for (int tries = 0;; tries++) {
+        uint64_t old, now;
         int st = fadd(w, target, off, unit, &old);
-        if (st != REMORA_OK || (!blocked(old) && (!waiting(old) || wt.rounds >= REMORA_LOCK_PATIENCE)))
+        if (st != REMORA_OK || (!blocked(old) && (!waiting(old) || tries >= REMORA_LOCK_PATIENCE)))
             return st;
-        if ((st = fadd(w, target, off, -unit, &undone)) != REMORA_OK)
+        if ((st = fadd(w, target, off, -unit, &now)) != REMORA_OK)
             return st;
-        remora_backoff(&wt);
+        /* retry once the word, as it is after our withdrawal, would let us in */
+        for (now -= unit; blocked(now) || (waiting(now) && tries + 1 < REMORA_LOCK_PATIENCE);)
+            if ((st = await_change(w, target, off, now, &wt, &now)) != REMORA_OK)
+                return st;
     }
 }
 
@@ -79,7 +108,7 @@ static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t
                           int (*free_for_writer)(uint64_t))
 {
     uint64_t v;
-    int st = remora_ctrl_amo(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
+    int st = amo(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
     if (st != REMORA_OK || v == 0)
         return st;
     struct remora_wait wt;
@@ -90,15 +119,14 @@ static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t
     for (;;) {
         if (free_for_writer(v)) {
             uint64_t seen;
-            if ((st = remora_ctrl_amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
+            if ((st = amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
                 return st;
             if (seen == v)
                 return REMORA_OK;
             v = seen;
             continue;
         }
-        remora_backoff(&wt);
-        if ((st = fadd(w, target, off, 0, &v)) != REMORA_OK)
+        if ((st = await_change(w, target, off, v, &wt, &v)) != REMORA_OK)
             return st;
     }
 }
@@ -255,15 +283,20 @@ int remora_unlock_all(struct remora_win *w)
 {
     remora_spin_lock(&w->sync_lock);
     int held = w->lock_all_held;
-    if (!held) {
+    if (!held || (held & 4)) {
         remora_spin_unlock(&w->sync_lock);
-        return remora_err(MPI_ERR_RMA_SYNC, "the window is not in a lock_all epoch");
+        return remora_err(MPI_ERR_RMA_SYNC, held ? "the lock_all epoch is being closed by another thread"
+                                                 : "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
+    w->lock_all_held |= 4; /* being closed */
+    remora_spin_unlock(&w->sync_lock);
+    /* completed and released outside sync_lock: these are remote operations */
     int st = remora_flush_all(), st2 = REMORA_OK;
     uint64_t old;
     if (!(held & 2))
         st2 = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL, &old);
+    remora_spin_lock(&w->sync_lock);
     w->lock_all_held = 0;
     remora_spin_unlock(&w->sync_lock);
     return remora_status_err(st != REMORA_OK ? st : st2, "unlock_all");

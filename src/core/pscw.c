@@ -96,13 +96,15 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
     w->post_group = ranks;
     w->post_n = n;
     w->completions_expected += (uint64_t)n;
-    /* our local stores to the window happen before any origin's access */
+    remora_spin_unlock(&w->sync_lock);
+    /* Notified outside sync_lock: another thread's synchronisation call need
+     * not wait for our remote atomics.  Our local stores to the window happen
+     * before any origin's access. */
     atomic_thread_fence(memory_order_release);
     int st = REMORA_OK;
     uint64_t old;
     for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && st == REMORA_OK; i++)
-        st = remora_ctrl_amo(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
-    remora_spin_unlock(&w->sync_lock);
+        st = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
     return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
 
@@ -131,10 +133,8 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         int t = ranks[i];
         if (!(assert & MPI_MODE_NOCHECK)) {
             uint64_t k = ++w->starts_toward[t];
-            struct remora_wait wt;
-            remora_wait_init(&wt);
-            while (atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) < k)
-                remora_wait_round(&wt);
+            REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
+                              atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) >= k);
         }
         atomic_store_explicit(&w->peers[t].access, REMORA_ACCESS_PSCW, memory_order_relaxed);
     }
@@ -159,7 +159,7 @@ int remora_complete(struct remora_win *w)
     int st = remora_flush_all(), st2 = REMORA_OK;
     uint64_t old;
     for (int i = 0; i < n && st2 == REMORA_OK; i++)
-        st2 = remora_ctrl_amo(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
+        st2 = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
     free(ranks);
     return remora_status_err(st != REMORA_OK ? st : st2, "MPI_Win_complete");
 }
@@ -184,10 +184,8 @@ int remora_wait(struct remora_win *w)
     remora_spin_unlock(&w->sync_lock);
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
-    struct remora_wait wt;
-    remora_wait_init(&wt);
-    while (atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) < w->completions_expected)
-        remora_wait_round(&wt);
+    REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
+                      atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
     remora_spin_lock(&w->sync_lock);
     exposure_done(w);
     remora_spin_unlock(&w->sync_lock);

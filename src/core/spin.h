@@ -1,14 +1,24 @@
 /* Waiting: spin a little, then yield the core, and back off exponentially
  * (bounded, with jitter) between retries of a contended protocol step.  Every
  * wait drives the transport's progress, so nothing waits on itself.  On an
- * oversubscribed node a spinner yields every round: its peer may need the core. */
+ * oversubscribed node a spinner yields every round: its peer may need the core.
+ * A wait for a word that only processes on this node change (they ring a
+ * doorbell after changing it) spins for REMORA_SPIN_US (default 1 ms), then
+ * sleeps in the kernel until the doorbell rings (REMORA_WAIT_UNTIL): a long
+ * wait (load imbalance, a peer computing) gives its core to whoever can make
+ * progress.  The budget is long because a wake-up costs more than it saves
+ * in short waits: with 2 to 4 ranks on 2 cores, sleeping after 20 us cut the
+ * message rate of fence and PSCW epochs by 2 to 4x (the closing note of issue
+ * 11 has the measurements). */
 #ifndef REMORA_CORE_SPIN_H
 #define REMORA_CORE_SPIN_H
 
 #include <sched.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "runtime/context.h"
+#include "runtime/doorbell.h"
 #include "transport/transport.h"
 
 #define REMORA_BACKOFF_MIN 16u
@@ -18,6 +28,7 @@ struct remora_wait {
     unsigned rounds;
     unsigned delay;   /* pause iterations of the next backoff */
     uint32_t rng;
+    uint64_t sleep_at; /* when the spinning ends (ns, CLOCK_MONOTONIC); 0: not yet known */
 };
 
 static inline void remora_cpu_relax(void)
@@ -34,17 +45,53 @@ static inline void remora_wait_init(struct remora_wait *w)
     w->rounds = 0;
     w->delay = REMORA_BACKOFF_MIN;
     w->rng = (uint32_t)(uintptr_t)w ^ 0x9e3779b9u;
+    w->sleep_at = 0;
 }
 
 /* One round of waiting for a condition that another process will change. */
 static inline void remora_wait_round(struct remora_wait *w)
 {
     remora_progress();
-    if (remora_ctx.oversubscribed || (++w->rounds & 255) == 0)
+    if ((++w->rounds & 255) == 0 || remora_ctx.oversubscribed)
         sched_yield();
     else
         remora_cpu_relax();
 }
+
+/* Whether a wait has spun for its budget, REMORA_SPIN_US; the clock is read
+ * every 16 rounds. */
+static inline int remora_wait_spun(struct remora_wait *w)
+{
+    if ((w->rounds & 15) != 0)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (!w->sleep_at)
+        w->sleep_at = now + (uint64_t)remora_ctx.config.spin_us * 1000u;
+    return now >= w->sleep_at;
+}
+
+/* Wait until `cond` (an expression without side effects) holds.  `bell`: the
+ * doorbell that every change of what cond reads rings (see runtime/doorbell.h),
+ * or NULL when something that rings none (the network) may change it: then
+ * the wait only spins and yields. */
+#define REMORA_WAIT_UNTIL(bell, cond)                                                                     \
+    do {                                                                                                 \
+        struct remora_wait wt_;                                                                          \
+        remora_wait_init(&wt_);                                                                          \
+        while (!(cond)) {                                                                                \
+            struct remora_doorbell *bell_ = (bell);                                                      \
+            if (!bell_ || !remora_wait_spun(&wt_)) {                                                     \
+                remora_wait_round(&wt_);                                                                 \
+                continue;                                                                                \
+            }                                                                                            \
+            uint32_t seen_ = remora_doorbell_enter(bell_);                                               \
+            if (!(cond))                                                                                 \
+                remora_doorbell_sleep(bell_, seen_);                                                     \
+            remora_doorbell_leave(bell_);                                                                \
+        }                                                                                                \
+    } while (0)
 
 /* Back off after losing a race for a contended word: exponential, bounded, jittered. */
 static inline void remora_backoff(struct remora_wait *w)

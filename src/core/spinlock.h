@@ -1,9 +1,7 @@
 /* A lock for a window's epoch bookkeeping: one atomic exchange to take it, a
  * release store to drop it.  A waiter spins briefly, then yields the core
  * every 32 rounds: the holder may have been preempted on an oversubscribed
- * node, and two sections do wait on the network while holding it
- * (MPI_Win_post's notifications and MPI_Win_unlock_all's release are remote
- * atomics, which over UCX can take a millisecond). */
+ * node.  No section holds it across a remote operation or a wait. */
 #ifndef REMORA_CORE_SPINLOCK_H
 #define REMORA_CORE_SPINLOCK_H
 

@@ -20,6 +20,7 @@
 #include "core/type_table.h"
 #include "core/spinlock.h"
 #include "core/win_table.h"
+#include "runtime/doorbell.h"
 #include "runtime/segment.h"
 #include "transport/transport.h"
 
@@ -71,6 +72,10 @@ struct remora_ctrl {
      * 1 while it waits for the calls without atomics to end, then 2
      * (accumulate.c).  Never goes back. */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t acc_lock_free;
+    /* Rung after every change of lock_local, lock_global, pscw_complete and
+     * pscw_post on a window that lives on one node: waiters for those words
+     * sleep on it (core/ctrl.h). */
+    _Alignas(REMORA_CACHELINE) struct remora_doorbell bell;
     /* PSCW: posts received by this rank as an origin, from each rank i of the
      * window (pscw.c): pscw_post[i] counts MPI_Win_post calls of i naming us. */
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t pscw_post[];
@@ -82,12 +87,14 @@ struct remora_ctrl {
 #define REMORA_CTRL_PSCW_COMPLETE offsetof(struct remora_ctrl, pscw_complete)
 #define REMORA_CTRL_ACC_STRIPES offsetof(struct remora_ctrl, acc_stripes)
 #define REMORA_CTRL_ACC_LOCK_FREE offsetof(struct remora_ctrl, acc_lock_free)
+#define REMORA_CTRL_BELL offsetof(struct remora_ctrl, bell)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
 /* Node-wide words of a window's segment (the shared-memory fence barrier). */
 struct remora_node_header {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_arrived;
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_generation;
+    _Alignas(REMORA_CACHELINE) struct remora_doorbell barrier_bell; /* rung by each new generation */
 };
 
 /* ---- the window ----------------------------------------------------------- */
@@ -147,7 +154,7 @@ struct remora_win {
     remora_spinlock sync_lock;
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
-    int lock_all_held;
+    int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
     int locks_held;                 /* per-target locks held or being acquired          */
     uint8_t *lock_state;            /* [comm_size] enum remora_lock_state               */
     int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */

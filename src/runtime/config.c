@@ -47,4 +47,5 @@ void remora_config_read(struct remora_config *cfg)
     cfg->dyn_regions = number("REMORA_DYN_REGIONS", 4096, 1);
     static const char *const shm[] = {"memfd", "posix"};
     cfg->shm_posix = choose("REMORA_SHM", shm, 2, 0);
+    cfg->spin_us = number("REMORA_SPIN_US", 1000, 0);
 }

@@ -20,6 +20,7 @@ struct remora_config {
     int shm_pool_mib;       /* REMORA_ALLOC_MEM_POOL_MIB: MPI_Alloc_mem shared pool per process */
     int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
+    int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */
 };
 
 /* Fills *cfg from the environment; a malformed value is reported and the default kept. */
