@@ -405,6 +405,8 @@ static void one_round(struct run *r, int thread, long round)
     }
     if (flushing && r->o->verify)
         check_origin(r, thread, round);
+    if (flushing && thread == 0)
+        watchdog_tick(); /* the flush modes run all rounds in one release */
 }
 
 /* Epoch modes: the round the main thread opened.  Flush modes: all rounds

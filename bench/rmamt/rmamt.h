@@ -73,6 +73,7 @@ void report_mismatch(const char *what, int origin, int thread, long round, size_
 /* watchdog.c: --timeout */
 void watchdog_start(double seconds);
 void watchdog_doing(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void watchdog_tick(void); /* a round finished: the run makes progress */
 
 /* onesided.c / twosided.c: one repeat of one point; returns the metric */
 double run_onesided(const struct options *o, int threads, size_t size, long *errors);

@@ -1,12 +1,36 @@
 /* Worker threads that exist and wait before the clock starts (the RMA-MT
- * paper's timing): the main thread releases a round and waits for its end. */
+ * paper's timing): the main thread releases a round and waits for its end.
+ *
+ * Release and join are a thread pool's: a waiter spins while the job's busy
+ * threads fit the cores (ranks on this node x threads per rank), and sleeps
+ * on a futex otherwise, or after SPIN_NS of spinning.  Sleeping at every
+ * round (pthread barriers) would time the kernel's wake-ups, which on a
+ * virtual machine with idle cores cost tens of microseconds and vary by 5x,
+ * instead of the MPI calls; spinning with more threads than cores would take
+ * the core from a thread that has work.  Every configuration runs the same
+ * code, so the ratios compare the MPIs. */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rmamt.h"
+
+#define SPIN_NS 200000 /* longest spin before sleeping (0.2 ms) */
+
+/* A word that one side bumps and the other waits on, with a count of sleepers
+ * so a bump wakes nobody in the kernel when nobody sleeps. */
+struct signal {
+    _Atomic uint32_t value;
+    _Atomic uint32_t sleepers;
+} __attribute__((aligned(64)));
 
 struct member {
     struct team *team;
@@ -15,35 +39,85 @@ struct member {
 };
 
 struct team {
-    int n, stop;
+    int n, stop, spin;
     void (*fn)(int, void *);
     void *arg;
-    pthread_barrier_t start, end;
+    struct signal start;  /* rounds released                           */
+    struct signal done;   /* workers that finished the current round     */
     struct member *m;
 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void bump(struct signal *s)
+{
+    atomic_fetch_add(&s->value, 1);
+    if (atomic_load(&s->sleepers))
+        syscall(SYS_futex, &s->value, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Wait until s->value is no longer `seen`. */
+static void await(struct team *t, struct signal *s, uint32_t seen)
+{
+    if (t->spin) {
+        uint64_t end = 0;
+        for (unsigned i = 1; atomic_load_explicit(&s->value, memory_order_acquire) == seen; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            if ((i & 255) == 0) {
+                uint64_t now = now_ns();
+                if (!end)
+                    end = now + SPIN_NS;
+                else if (now >= end)
+                    break;
+            }
+        }
+    }
+    while (atomic_load_explicit(&s->value, memory_order_acquire) == seen) {
+        atomic_fetch_add(&s->sleepers, 1);
+        if (atomic_load(&s->value) == seen)
+            syscall(SYS_futex, &s->value, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+        atomic_fetch_sub(&s->sleepers, 1);
+    }
+}
 
 static void *member_main(void *p)
 {
     struct member *m = p;
     struct team *t = m->team;
-    for (;;) {
-        pthread_barrier_wait(&t->start);
+    for (uint32_t round = 0;; round++) {
+        await(t, &t->start, round);
         if (t->stop)
             return NULL;
         t->fn(m->index, t->arg);
-        pthread_barrier_wait(&t->end);
+        bump(&t->done);
     }
+}
+
+/* Ranks of the job on this node times threads per rank: do the busy threads fit the cores? */
+static int fits_cores(int n)
+{
+    static int ranks; /* found at the first team, which every rank makes */
+    MPI_Comm node;
+    if (!ranks && MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &ranks);
+        MPI_Comm_free(&node);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return (long)ranks * (n + 1) <= cores; /* the main thread waits busy too */
 }
 
 struct team *team_create(int n, void (*fn)(int, void *), void *arg, int bind)
 {
-    struct team *t = calloc(1, sizeof *t);
-    t->n = n;
-    t->fn = fn;
-    t->arg = arg;
+    struct team *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
+    *t = (struct team){.n = n, .fn = fn, .arg = arg, .spin = fits_cores(n)};
     t->m = calloc((size_t)n, sizeof *t->m);
-    pthread_barrier_init(&t->start, NULL, (unsigned)n + 1);
-    pthread_barrier_init(&t->end, NULL, (unsigned)n + 1);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 0; i < n; i++) {
         t->m[i] = (struct member){t, i, 0};
@@ -58,17 +132,24 @@ struct team *team_create(int n, void (*fn)(int, void *), void *arg, int bind)
     return t;
 }
 
-void team_release(struct team *t) { pthread_barrier_wait(&t->start); }
-void team_wait(struct team *t) { pthread_barrier_wait(&t->end); }
+/* Bumping start publishes everything the main thread wrote before (seq_cst). */
+void team_release(struct team *t) { bump(&t->start); }
+
+/* Each worker bumps done once per round: wait for all n bumps of this round. */
+void team_wait(struct team *t)
+{
+    uint32_t target = (atomic_load(&t->start.value)) * (uint32_t)t->n;
+    for (uint32_t seen; (seen = atomic_load_explicit(&t->done.value, memory_order_acquire)) != target;)
+        await(t, &t->done, seen);
+    watchdog_tick();
+}
 
 void team_destroy(struct team *t)
 {
     t->stop = 1;
-    pthread_barrier_wait(&t->start);
+    bump(&t->start);
     for (int i = 0; i < t->n; i++)
         pthread_join(t->m[i].tid, NULL);
-    pthread_barrier_destroy(&t->start);
-    pthread_barrier_destroy(&t->end);
     free(t->m);
     free(t);
 }

@@ -1,10 +1,11 @@
 /* --timeout: a thread that, when the run has made no progress for that long,
  * says what the process was doing and exits with status 3 (the launcher ends
- * the job).  Progress is a finished step: every watchdog_doing() call (one
- * per measurement) starts the time again, so a slow run on a loaded machine
- * is reported as slow by its timings, and only a step that never ends is a
- * hang. */
+ * the job).  Progress is a finished step (a watchdog_doing() call, one per
+ * measurement) or a finished round (watchdog_tick()), so a slow run on a
+ * loaded machine, with many threads on few cores, is reported as slow by its
+ * timings, and only a round that never ends is a hang. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -14,7 +15,10 @@
 
 static char doing[256] = "starting";
 static unsigned long steps;  /* watchdog_doing() calls so far */
+static _Atomic unsigned long rounds; /* watchdog_tick() calls so far */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void watchdog_tick(void) { atomic_fetch_add_explicit(&rounds, 1, memory_order_relaxed); }
 
 void watchdog_doing(const char *fmt, ...)
 {
@@ -43,8 +47,9 @@ static void *watch(void *arg)
         struct timespec tick = {0, 100 * 1000 * 1000};
         nanosleep(&tick, NULL);
         pthread_mutex_lock(&lock);
-        if (steps != seen) {
-            seen = steps;
+        unsigned long progress = steps + atomic_load_explicit(&rounds, memory_order_relaxed);
+        if (progress != seen) {
+            seen = progress;
             since = now();
         } else if (now() - since >= limit) {
             break;  /* keeps the lock: no one rewrites `doing` while it is printed */
