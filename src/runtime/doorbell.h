@@ -10,11 +10,12 @@
  *   waiter:   s = remora_doorbell_enter(); if (!condition) remora_doorbell_sleep(s);
  *             remora_doorbell_leave()
  * enter() counts the waiter in `sleepers` (seq_cst) before it reads `seq` and
- * re-checks the condition; ring() reads `sleepers` after the change (behind a
- * seq_cst fence).  So either the waiter's re-check sees the change, or the
+ * re-checks the condition; ring() reads `sleepers` (seq_cst) after the change
+ * (a seq_cst read-modify-write): all four are in the one total order of
+ * seq_cst operations.  So either the waiter's re-check sees the change, or the
  * changer sees the waiter and bumps `seq`, after which the futex wait either
  * fails at once (seq is no longer s) or is woken.  Ringing with nobody
- * asleep costs a fence and a load; spurious wake-ups are harmless (the waiter
+ * asleep costs one load; spurious wake-ups are harmless (the waiter
  * re-checks). */
 #ifndef REMORA_RUNTIME_DOORBELL_H
 #define REMORA_RUNTIME_DOORBELL_H
@@ -31,10 +32,11 @@ struct remora_doorbell {
     _Atomic uint32_t sleepers; /* waiters between enter() and leave()                  */
 };
 
+/* After the change, which must be a seq_cst atomic: then this seq_cst load
+ * cannot be ordered before it (on x86 a plain load, no fence). */
 static inline void remora_doorbell_ring(struct remora_doorbell *d)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&d->sleepers, memory_order_relaxed)) {
+    if (atomic_load_explicit(&d->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
         syscall(SYS_futex, &d->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     }
@@ -43,6 +45,7 @@ static inline void remora_doorbell_ring(struct remora_doorbell *d)
 static inline uint32_t remora_doorbell_enter(struct remora_doorbell *d)
 {
     atomic_fetch_add_explicit(&d->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* the condition's re-check may use weaker loads */
     return atomic_load_explicit(&d->seq, memory_order_seq_cst);
 }
 
