@@ -50,16 +50,10 @@
 
 #define MASTER 0
 
-/* Every change of a lock word rings its rank's doorbell: waiters sleep on it. */
-static int amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op, uint64_t x, uint64_t cmp,
-               uint64_t *old)
-{
-    return remora_ctrl_signal(w, target, off, op, x, cmp, old);
-}
-
+/* Every change of a lock word rings its rank's doorbell (remora_ctrl_signal): waiters sleep on it. */
 static int fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64_t *old)
 {
-    return amo(w, target, off, REMORA_AMO_ADD, x, 0, old);
+    return remora_ctrl_signal(w, target, off, REMORA_AMO_ADD, x, 0, old);
 }
 
 /* Wait until the lock word `off` of target is no longer `seen`, and read it:
@@ -108,7 +102,7 @@ static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t
                           int (*free_for_writer)(uint64_t))
 {
     uint64_t v;
-    int st = amo(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
+    int st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
     if (st != REMORA_OK || v == 0)
         return st;
     struct remora_wait wt;
@@ -119,7 +113,7 @@ static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t
     for (;;) {
         if (free_for_writer(v)) {
             uint64_t seen;
-            if ((st = amo(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
+            if ((st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
                 return st;
             if (seen == v)
                 return REMORA_OK;
