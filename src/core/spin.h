@@ -78,10 +78,10 @@ static inline int remora_wait_spun(struct remora_wait *w)
  * the wait only spins and yields. */
 #define REMORA_WAIT_UNTIL(bell, cond)                                                                     \
     do {                                                                                                 \
+        struct remora_doorbell *bell_ = (bell);                                                          \
         struct remora_wait wt_;                                                                          \
         remora_wait_init(&wt_);                                                                          \
         while (!(cond)) {                                                                                \
-            struct remora_doorbell *bell_ = (bell);                                                      \
             if (!bell_ || !remora_wait_spun(&wt_)) {                                                     \
                 remora_wait_round(&wt_);                                                                 \
                 continue;                                                                                \
