@@ -213,6 +213,20 @@ def geomeans(summ):
     return out
 
 
+def section(script, args, out):
+    """runs scripts/<script> (its table goes to the terminal) and returns its HTML section"""
+    print(f"\n== scripts/{script} {' '.join(args)}", flush=True)
+    rc = subprocess.run([f"{ROOT}/scripts/{script}", *args, "--out", f"{out}/{script}"]).returncode
+    try:
+        with open(f"{out}/{script}/section.html") as f:
+            text = f.read()
+    except OSError:
+        text = ""
+    if rc != 0:
+        text += f"<p class='bad'>scripts/{script} {svg_safe(' '.join(args))} reported problems (exit {rc}).</p>"
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -251,6 +265,13 @@ def main():
     for cfg, key, args, rows, status, cmd, first in problems:
         print(f"PROBLEM {cfg}: {' '.join(args[:3])}: {status}\n  {cmd}")
 
+    # foMPI's models and motifs (full run only: together they take about half an hour here)
+    sections = ["<h2>foMPI's models and motifs</h2><p>Not in a --quick run: <code>scripts/report</code> without "
+                "--quick, or <code>scripts/models</code> and <code>scripts/motifs</code> alone.</p>"]
+    if not a.quick:
+        sections = [section("models", ["--np", "2,4,8,16", "--build", a.build], a.out),
+                    section("motifs", ["--build", a.build], a.out)]
+
     # HTML
     h = io.StringIO()
     h.write("<!doctype html><html><head><meta charset='utf-8'><title>RMA-MT report</title><style>"
@@ -274,6 +295,8 @@ def main():
         h.write(f"<p>Geometric mean of the ratios, {rcfg}: <b>{gm:.2f}x</b> over {n} points.</p>")
     for title, fname in figs:
         h.write(f"<h2>{svg_safe(title)}</h2><img src='{fname}'>")
+    for text in sections:
+        h.write(text)
     h.write("<h2>Failures, hangs and verification failures</h2>")
     if not problems:
         h.write("<p>None.</p>")
