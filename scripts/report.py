@@ -269,7 +269,7 @@ def main():
     sections = ["<h2>foMPI's models and motifs</h2><p>Not in a --quick run: <code>scripts/report</code> without "
                 "--quick, or <code>scripts/models</code> and <code>scripts/motifs</code> alone.</p>"]
     if not a.quick:
-        sections = [section("models", ["--np", "2,4,8,16", "--build", a.build], a.out),
+        sections = [section("models", ["--np", "2,4,8,16", "--samples", "30", "--build", a.build], a.out),
                     section("motifs", ["--build", a.build], a.out)]
 
     # HTML
