@@ -6,6 +6,9 @@
  *   double t0 = MPI_Wtime(); ...; motif_phase(&t, "insert", MPI_Wtime() - t0);
  *   motif_report(MPI_COMM_WORLD, "hashtable", "rma", &t, verdict);
  *
+ * With --repeat R, a motif times R runs and reports the median one:
+ *   motif_report(comm, ..., &runs[motif_median_run(comm, runs, R, NULL)], verdict);
+ *
  * prints on rank 0, each time the maximum over the ranks, in seconds:
  *
  *   hashtable mode=rma np=4 time=1.234e-03 insert=1.0e-03 sync=2.3e-04 verify=ok
@@ -16,6 +19,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MOTIF_MAX_PHASES = 8 };
@@ -39,6 +43,39 @@ static inline void motif_phase(struct motif_times *t, const char *name, double s
         t->name[t->n] = name;
         t->seconds[t->n++] = seconds;
     }
+}
+
+/* the time= motif_report prints for a run: its phases' maxima over the ranks,
+ * summed (collective) */
+static inline double motif_time(MPI_Comm comm, const struct motif_times *t)
+{
+    double worst[MOTIF_MAX_PHASES], total = 0;
+    MPI_Allreduce(t->seconds, worst, t->n, MPI_DOUBLE, MPI_MAX, comm);
+    for (int i = 0; i < t->n; i++)
+        total += worst[i];
+    return total;
+}
+
+/* the run of runs[0 .. n-1] whose time= is the median (the upper one when n
+ * is even), the same on every rank; its time in *seconds if not NULL
+ * (collective) */
+static inline int motif_median_run(MPI_Comm comm, const struct motif_times *runs, int n, double *seconds)
+{
+    double *time = malloc(sizeof *time * (size_t)n);
+    int median = 0;
+    for (int r = 0; r < n; r++)
+        time[r] = motif_time(comm, &runs[r]);
+    for (int r = 0; r < n; r++) {
+        int place = 0; /* r's place in the sorted order, ties by index */
+        for (int q = 0; q < n; q++)
+            place += time[q] < time[r] || (time[q] == time[r] && q < r);
+        if (place == n / 2)
+            median = r;
+    }
+    if (seconds)
+        *seconds = time[median];
+    free(time);
+    return median;
 }
 
 /* the result line (collective over comm: every rank must call it with the same

@@ -52,7 +52,8 @@
  *                   ranks - 1)
  *   --rounds R      exchanges per timed run (default 100)
  *   --repeat N      timed runs per mode (default 1): the reported time is the
- *                   median over the runs (each the slowest rank's).  Run i
+ *                   median run's (each the slowest rank's; the upper median
+ *                   when N is even).  Run i
  *                   does rounds i*R .. i*R+R-1, new targets every round.
  *   --verify        after each run every rank replays all ranks' targets of
  *                   each round and checks that it received exactly the
@@ -118,12 +119,6 @@ static void exchanger_close(struct exchanger *x, const struct mode *m)
     APP_CHECK(MPI_Comm_free(&x->comm));
 }
 
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* the mode's timed runs, checked if asked; its result line; 1 if a check failed */
 static int run_mode(const struct mode *m, const struct options *o)
 {
@@ -132,7 +127,7 @@ static int run_mode(const struct mode *m, const struct options *o)
     struct plan plan;
     exchanger_open(&x, m, o->k);
     inbox_init(&in, o->rounds, 2 * o->rounds * targets_per_round(o->k, x.size));
-    double *seconds = xcalloc((size_t)o->repeat, sizeof *seconds);
+    struct motif_times *runs = xcalloc((size_t)o->repeat, sizeof *runs);
     int ok = 1;
     for (long run = 0; run < o->repeat; run++) {
         plan_build(&plan, x.rank, x.size, o->k, run * o->rounds, o->rounds);
@@ -140,21 +135,19 @@ static int run_mode(const struct mode *m, const struct options *o)
         APP_CHECK(MPI_Barrier(x.comm));
         const double start = MPI_Wtime();
         m->exchange(&x, &plan, &in);
-        seconds[run] = MPI_Wtime() - start;
+        motif_phase(&runs[run], "exchange", MPI_Wtime() - start);
         if (o->verify)
             ok &= verify_inbox(x.comm, m->name, o->k, plan.first, &in);
         plan_free(&plan);
     }
     /* a run takes as long as its slowest rank; the median run is reported */
-    APP_CHECK(MPI_Allreduce(MPI_IN_PLACE, seconds, (int)o->repeat, MPI_DOUBLE, MPI_MAX, x.comm));
-    qsort(seconds, (size_t)o->repeat, sizeof *seconds, by_value);
-    struct motif_times times = {0};
-    motif_phase(&times, "exchange", (seconds[(o->repeat - 1) / 2] + seconds[o->repeat / 2]) / 2);
-    free(seconds);
+    const int median = motif_median_run(x.comm, runs, (int)o->repeat, NULL);
+    int failed = motif_report(MPI_COMM_WORLD, "dsde", m->name, &runs[median],
+                              !o->verify ? MOTIF_UNCHECKED : ok ? MOTIF_OK : MOTIF_FAILED);
+    free(runs);
     inbox_free(&in);
     exchanger_close(&x, m);
-    return motif_report(MPI_COMM_WORLD, "dsde", m->name, &times,
-                        !o->verify ? MOTIF_UNCHECKED : ok ? MOTIF_OK : MOTIF_FAILED);
+    return failed;
 }
 
 static const char usage[] = "usage: dsde [--mode alltoall|reduce_scatter|nbx|rma|all] [--k K] [--rounds R] "

@@ -43,7 +43,7 @@
  *                be multiples of the number of ranks
  *   --iterations forward transforms per timed run (default 3)
  *   --repeat     timed runs per mode (default 1); the result line gives the
- *                run of median time
+ *                run of median time (motif_median_run)
  *   --measure    plan with FFTW_MEASURE (default FFTW_ESTIMATE)
  *   --verify     check every transform of every mode (below)
  * Output (rank 0): one line per mode (apps/common/motif.h), the time and
@@ -142,19 +142,6 @@ static const char *check_grid(const int n[3], int p, char *buf, size_t len)
     return buf;
 }
 
-/* the index of the median of total[0 .. r - 1] (the lower one when r is even) */
-static int median(const double *total, int r)
-{
-    for (int i = 0; i < r; i++) {
-        int below = 0;
-        for (int j = 0; j < r; j++)
-            below += total[j] < total[i] || (total[j] == total[i] && j < i);
-        if (below == (r - 1) / 2)
-            return i;
-    }
-    return 0;
-}
-
 /* transform k of mode m: input = w^k * u0 (outside the timing), the transform
  * (its phases added to t), and when ref is given the check of its result;
  * returns 0 if the check failed */
@@ -176,7 +163,6 @@ static int run_mode(const struct mode *m, const struct fft3d *f, const struct op
 {
     fftw_complex *input = fft3d_alloc(f->local), *result = fft3d_alloc(f->local);
     struct motif_times *times = calloc((size_t)o->repeat + 1, sizeof *times), *warmup = &times[o->repeat];
-    double *total = calloc((size_t)o->repeat, sizeof *total);
     const struct reference *check = o->verify ? ref : NULL;
     void *state = m->create(f, result);
     int ok = transform(m, state, f, 0, u0, input, result, check, warmup);
@@ -185,15 +171,11 @@ static int run_mode(const struct mode *m, const struct fft3d *f, const struct op
         for (int i = 0; i < o->iterations; i++)
             ok &= transform(m, state, f, 1 + r * o->iterations + i, u0, input, result, ok ? check : NULL,
                             &times[r]);
-        double mine = 0.0;
-        for (int p = 0; p < times[r].n; p++)
-            mine += times[r].seconds[p];
-        APP_CHECK(MPI_Allreduce(&mine, &total[r], 1, MPI_DOUBLE, MPI_MAX, f->comm));
     }
     m->destroy(state);
     enum motif_verdict verdict = !o->verify ? MOTIF_UNCHECKED : ok ? MOTIF_OK : MOTIF_FAILED;
-    int failed = motif_report(f->comm, "fft3d", m->name, &times[median(total, o->repeat)], verdict);
-    free(total);
+    const int median = motif_median_run(f->comm, times, o->repeat, NULL);
+    int failed = motif_report(f->comm, "fft3d", m->name, &times[median], verdict);
     free(times);
     fftw_free(result);
     fftw_free(input);

@@ -82,36 +82,6 @@ struct options {
     int first_mode, last_mode, repeat, verify;
 };
 
-/* the index of the median of the runs' times (the upper one for an even number) */
-static int median_run(const double *time, int runs)
-{
-    for (int r = 0; r < runs; r++) {
-        int place = 0; /* r's place in the sorted order, ties by index */
-        for (int q = 0; q < runs; q++)
-            place += time[q] < time[r] || (time[q] == time[r] && q < r);
-        if (place == runs / 2)
-            return r;
-    }
-    return 0;
-}
-
-/* the time motif_report prints for a run: its phases' maxima over the ranks, summed */
-static void reported_times(MPI_Comm comm, const struct motif_times *runs, int n, double *time)
-{
-    double *mine = calloc((size_t)n * MOTIF_MAX_PHASES, sizeof *mine);
-    double *worst = calloc((size_t)n * MOTIF_MAX_PHASES, sizeof *worst);
-    for (int r = 0; r < n; r++)
-        memcpy(&mine[r * MOTIF_MAX_PHASES], runs[r].seconds, sizeof runs[r].seconds);
-    APP_CHECK(MPI_Allreduce(mine, worst, n * MOTIF_MAX_PHASES, MPI_DOUBLE, MPI_MAX, comm));
-    for (int r = 0; r < n; r++) {
-        time[r] = 0;
-        for (int k = 0; k < runs[r].n; k++)
-            time[r] += worst[r * MOTIF_MAX_PHASES + k];
-    }
-    free(mine);
-    free(worst);
-}
-
 /* one mode's R runs: empty the volume, insert, check; returns the exit status */
 static int run_mode(enum mode mode, const struct options *o, MPI_Comm comm)
 {
@@ -158,16 +128,14 @@ static int run_mode(enum mode mode, const struct options *o, MPI_Comm comm)
         if (mode == RMA)
             APP_CHECK(MPI_Win_unlock(rank, win));
     }
-    double *time = malloc((size_t)o->repeat * sizeof *time);
-    reported_times(comm, runs, o->repeat, time);
-    int median = median_run(time, o->repeat);
+    double seconds;
+    int median = motif_median_run(comm, runs, o->repeat, &seconds);
     int status = motif_report(comm, "hashtable", mode_name[mode], &runs[median], verdict);
     if (rank == 0) {
         printf("hashtable mode=%s np=%d inserts_per_s=%.6e\n", mode_name[mode], o->pb.nranks,
-               (double)o->pb.inserts * o->pb.nranks / time[median]);
+               (double)o->pb.inserts * o->pb.nranks / seconds);
         fflush(stdout);
     }
-    free(time);
     free(runs);
     if (mode == RMA)
         APP_CHECK(MPI_Win_free(&win));

@@ -168,35 +168,11 @@ static void free_problem(struct problem *pb)
     lattice_free(&pb->lat);
 }
 
-static double local_total(const struct motif_times *t)
-{
-    double sum = 0.0;
-    for (int i = 0; i < t->n; i++)
-        sum += t->seconds[i];
-    return sum;
-}
-
-/* the repeat whose time (the slowest rank's) is the median */
-static int median_repeat(const double *times, int n)
-{
-    int *order = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        int j = i;
-        for (; j > 0 && times[order[j - 1]] > times[i]; j--)
-            order[j] = order[j - 1];
-        order[j] = i;
-    }
-    int median = order[n / 2];
-    free(order);
-    return median;
-}
-
 /* one mode: R solves, the result line; returns 1 when a check failed */
 static int run_mode(const struct options *o, struct problem *pb, enum halo_mode mode, const struct reference *ref)
 {
     static const char *const phases[] = {"dslash_comm", "dslash_compute", "reductions", "vector"};
     struct motif_times *times = calloc((size_t)o->repeat, sizeof *times);
-    double *slowest = malloc(sizeof(double) * (size_t)o->repeat);
     struct cg_result cg;
     struct halo *halo = halo_create(&pb->lat, mode);
     for (int r = 0; r < o->repeat; r++) {
@@ -205,8 +181,6 @@ static int run_mode(const struct options *o, struct problem *pb, enum halo_mode 
         const struct dslash op = {&pb->lat, (const su3_matrix(*)[NDIM])pb->links, halo, &times[r]};
         APP_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         cg_solve(&op, o->mass, pb->b, pb->x, o->iterations, o->tolerance, &cg);
-        double mine = local_total(&times[r]);
-        APP_CHECK(MPI_Allreduce(&mine, &slowest[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     }
     halo_free(halo);
     enum motif_verdict verdict = MOTIF_UNCHECKED;
@@ -214,10 +188,9 @@ static int run_mode(const struct options *o, struct problem *pb, enum halo_mode 
         verdict = verify_solution(&pb->lat, mode_name[mode], ref, pb->x, &cg) ? MOTIF_OK : MOTIF_FAILED;
     if (pb->lat.rank == 0)
         printf("# %s: %d CG iterations, residual |r|/|b| = %.6e\n", mode_name[mode], cg.iterations, cg.residual);
-    int failed = motif_report(MPI_COMM_WORLD, "milc", mode_name[mode], &times[median_repeat(slowest, o->repeat)],
-                              verdict);
+    const int median = motif_median_run(MPI_COMM_WORLD, times, o->repeat, NULL);
+    int failed = motif_report(MPI_COMM_WORLD, "milc", mode_name[mode], &times[median], verdict);
     free(times);
-    free(slowest);
     return failed;
 }
 
