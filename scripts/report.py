@@ -4,7 +4,7 @@ host MPI configuration and over Remora, in one run, and writes
 report/index.html (tables, PNG plots, the raw CSV) and a terminal summary of
 Remora/host ratios.  A run that fails, hangs or fails verification becomes a
 marked cell with its command and first error lines; the report goes on."""
-import argparse, csv, html, io, math, os, subprocess, sys, time
+import argparse, csv, html, io, math, os, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
