@@ -4,6 +4,7 @@
 # the others carry "-<flavour>" (libremora-mpich.so, rmamt-mpich, ...).
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
 pkg_check_modules(REMORA_UCX REQUIRED IMPORTED_TARGET ucx)
 
