@@ -13,8 +13,9 @@ uint64_t remora_shmem_amo_slow(const char *routine, void *dest, size_t size, int
     const struct remora_shmem_region *r = remora_shmem_locate(routine, dest, size, &off);
     if (!remora_shmem.use_net) /* one PE: its own memory */
         return remora_mapped_amo((char *)r->base + off, size, (enum remora_amo_op)op, operand, compare);
-    /* a waiter on the node may sleep on its doorbell: ring after the update is there */
-    int ring = remora_shmem.view[pe] != NULL;
+    /* a waiter may sleep on its doorbell when every PE is on its node (wait.c):
+     * ring after the update is there */
+    int ring = remora_shmem.view[pe] != NULL && remora_shmem.nlocal == remora_shmem.n_pes;
     uint64_t old = 0;
     int st = remora_amo(&r->atom[pe], off, size, (enum remora_amo_op)op, operand, compare,
                         fetch || ring ? &old : NULL);

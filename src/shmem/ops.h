@@ -45,13 +45,13 @@ static inline char *remora_shmem_heap_view(const void *dest, size_t len, int pe)
     return NULL;
 }
 
-void remora_shmem_put_slow(const char *routine, void *dest, const void *src, size_t len, int pe);
+void remora_shmem_put_slow(const char *routine, void *dest, const void *src, size_t len, int pe, int nbi);
 void remora_shmem_get_slow(const char *routine, void *dest, const void *src, size_t len, int pe, int nbi);
 
-/* A put of len bytes: the source may be reused when it returns; remotely
- * complete at the next quiet (nbi or not: both are complete locally at return). */
+/* A put of len bytes, remotely complete at the next quiet; the source may be
+ * reused when it returns (nbi: after the next quiet). */
 static inline void remora_shmem_put(const char *routine, const struct remora_shmem_ctx *ctx, void *dest,
-                                    const void *src, size_t len, int pe)
+                                    const void *src, size_t len, int pe, int nbi)
 {
     pe = remora_shmem_world_pe(routine, ctx, pe);
     char *to = remora_shmem_heap_view(dest, len, pe);
@@ -59,7 +59,7 @@ static inline void remora_shmem_put(const char *routine, const struct remora_shm
         remora_mapped_copy(to, src, len);
         remora_shmem_ring(pe);
     } else
-        remora_shmem_put_slow(routine, dest, src, len, pe);
+        remora_shmem_put_slow(routine, dest, src, len, pe, nbi);
 }
 
 /* A get: the data is in dest when it returns (nbi: at the next quiet). */

@@ -26,7 +26,7 @@ static void mark_written(int pe)
         remora_shmem_ring(pe);
 }
 
-void remora_shmem_put_slow(const char *routine, void *dest, const void *src, size_t len, int pe)
+void remora_shmem_put_slow(const char *routine, void *dest, const void *src, size_t len, int pe, int nbi)
 {
     if (len == 0)
         return;
@@ -40,7 +40,10 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
         int st = remora_put(m, off, src, len);
         if (st != REMORA_OK)
             fail(routine, st, pe);
-        complete_locally(routine, m, pe);
+        if (nbi)
+            atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
+        else
+            complete_locally(routine, m, pe);
     }
     mark_written(pe);
 }

@@ -128,6 +128,7 @@ void pshmem_finalize(void)
     remora_shmem_teams_finalize();
     remora_shmem_statics_finalize();
     remora_shmem_heap_finalize();
+    remora_shmem_alloc_finalize();
     PMPI_Comm_free(&remora_shmem.comm);
     remora_shmem.finalized = 1;
     if (remora_shmem.started_mpi)

@@ -2,7 +2,9 @@
  * atomically (in the atomicity domain of its word, as every atomic); the data
  * of put_signal is delivered before the signal changes, which ops.h's put
  * gives by construction: a mapped copy precedes the sequentially consistent
- * atomic, and a put through the transport is complete when it returns. */
+ * atomic, and a blocking put through the transport is complete when it
+ * returns (so put_signal_nbi is the blocking one: the transport has no cheaper
+ * way to order a put before an atomic than completing it). */
 #include "shmem/api.h"
 #include "shmem/ctx.h"
 #include "shmem/ops.h"
@@ -20,7 +22,7 @@ void remora_shmem_put_signal(const char *routine, const struct remora_shmem_ctx 
                              size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     int op = signal_op(routine, sig_op);
-    remora_shmem_put(routine, ctx, dest, src, len, pe);
+    remora_shmem_put(routine, ctx, dest, src, len, pe, 0);
     remora_shmem_amo(routine, ctx, sig_addr, sizeof *sig_addr, op, signal, 0, pe, 0);
 }
 

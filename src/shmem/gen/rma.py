@@ -3,25 +3,15 @@ forms, put with signal; typed, sized (8..128 bits) and mem."""
 from fn import Fn, Generic, distinct
 from types_table import RMA, SIZES
 
-# (suffix, C element type, element size expression): typed and sized variants
-def variants():
-    for n, c, _ in RMA:
-        yield n + "_", c, "sizeof(%s)" % c
-    for bits in SIZES:
-        yield None, bits, str(bits // 8)
-
-
 def family(prefix, c, size):
-    """The routines of one element type; prefix like 'int_', or 'NN' for sized names."""
+    """The routines of one element type c of `size` bytes; prefix(op, suffix) names them."""
     t = c
-    put = lambda n: n
     fns = []
-    sig = {"put": "%s *dest, const %s *source, size_t nelems, int pe" % (t, t),
-           "get": "%s *dest, const %s *source, size_t nelems, int pe" % (t, t)}
+    contiguous = ["%s *dest" % t, "const %s *source" % t, "size_t nelems", "int pe"]
     for nbi in ("", "_nbi"):
-        fns.append(Fn(prefix("put", nbi), "void", sig["put"].split(", "),
-                      "remora_shmem_put({routine}, {ctx}, dest, source, nelems * %s, pe);" % size, ctx=True))
-        fns.append(Fn(prefix("get", nbi), "void", sig["get"].split(", "),
+        fns.append(Fn(prefix("put", nbi), "void", contiguous,
+                      "remora_shmem_put({routine}, {ctx}, dest, source, nelems * %s, pe, %d);" % (size, nbi != ""), ctx=True))
+        fns.append(Fn(prefix("get", nbi), "void", contiguous,
                       "remora_shmem_get({routine}, {ctx}, dest, source, nelems * %s, pe, %d);" % (size, nbi != ""),
                       ctx=True))
     for op in ("put", "get"):
@@ -49,7 +39,7 @@ def functions():
     for n, c, _ in RMA:
         fns += family(lambda op, sfx, n=n: "%s_%s%s" % (n, op, sfx), c, "sizeof(%s)" % c)
         fns.append(Fn(n + "_p", "void", ["%s *dest" % c, "%s value" % c, "int pe"],
-                      "remora_shmem_put({routine}, {ctx}, dest, &value, sizeof value, pe);", ctx=True))
+                      "remora_shmem_put({routine}, {ctx}, dest, &value, sizeof value, pe, 0);", ctx=True))
         fns.append(Fn(n + "_g", c, ["const %s *source" % c, "int pe"],
                       "%s v; remora_shmem_get({routine}, {ctx}, &v, source, sizeof v, pe, 0); return v;" % c,
                       ctx=True))
