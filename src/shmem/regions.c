@@ -86,16 +86,24 @@ static const struct remora_shmem_region *find(const struct remora_shmem_region *
     return NULL;
 }
 
+const struct remora_shmem_region *remora_shmem_find(const void *addr, size_t len, uint64_t *off)
+{
+    uintptr_t a = (uintptr_t)addr;
+    int nheap = atomic_load_explicit(&remora_shmem.nheap_regions, memory_order_acquire);
+    const struct remora_shmem_region *r = find(remora_shmem.heap_regions, nheap, a, len);
+    if (!r)
+        r = find(remora_shmem.statics, remora_shmem.nstatics, a, len);
+    if (r)
+        *off = a - r->base;
+    return r;
+}
+
 const struct remora_shmem_region *remora_shmem_locate(const char *routine, const void *addr, size_t len,
                                                       uint64_t *off)
 {
-    uintptr_t a = (uintptr_t)addr;
-    const struct remora_shmem_region *r = find(remora_shmem.heap_regions, atomic_load_explicit(&remora_shmem.nheap_regions, memory_order_acquire), a, len);
-    if (!r)
-        r = find(remora_shmem.statics, remora_shmem.nstatics, a, len);
+    const struct remora_shmem_region *r = remora_shmem_find(addr, len, off);
     if (!r)
         remora_shmem_abort(routine, "%p (%zu bytes) is not in symmetric memory (the symmetric heap or the program's "
                            "global and static data)", addr, len);
-    *off = a - r->base;
     return r;
 }

@@ -26,18 +26,32 @@ static void mark_written(int pe)
         remora_shmem_ring(pe);
 }
 
+/* The heap's extents are separate registrations: a transfer through the
+ * transport goes extent by extent.  The piece of [addr, addr + len) that lies
+ * in one region, from its start (aborts naming the routine when addr is not
+ * symmetric, or the range runs past the end of symmetric memory). */
+static const struct remora_shmem_region *piece(const char *routine, const void *addr, size_t len, uint64_t *off,
+                                               size_t *n)
+{
+    const struct remora_shmem_region *r = remora_shmem_locate(routine, addr, 1, off);
+    *n = len < r->len - *off ? len : (size_t)(r->len - *off);
+    if (*n < len && !remora_shmem_find((const char *)addr + *n, 1, &(uint64_t){0}))
+        remora_shmem_locate(routine, addr, len, off); /* runs past symmetric memory: aborts */
+    return r;
+}
+
 void remora_shmem_put_slow(const char *routine, void *dest, const void *src, size_t len, int pe, int nbi)
 {
-    if (len == 0)
-        return;
-    uint64_t off;
-    const struct remora_shmem_region *r = remora_shmem_locate(routine, dest, len, &off);
-    const struct remora_rmem *m = &r->fast[pe];
-    char *to = remora_mapped(m, off);
-    if (to) {
-        remora_mapped_copy(to, src, len);
-    } else {
-        int st = remora_put(m, off, src, len);
+    for (size_t done = 0, n; done < len; done += n) {
+        uint64_t off;
+        const struct remora_shmem_region *r = piece(routine, (char *)dest + done, len - done, &off, &n);
+        const struct remora_rmem *m = &r->fast[pe];
+        char *to = remora_mapped(m, off);
+        if (to) {
+            remora_mapped_copy(to, (const char *)src + done, n);
+            continue;
+        }
+        int st = remora_put(m, off, (const char *)src + done, n);
         if (st != REMORA_OK)
             fail(routine, st, pe);
         if (nbi)
@@ -50,25 +64,25 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
 
 void remora_shmem_get_slow(const char *routine, void *dest, const void *src, size_t len, int pe, int nbi)
 {
-    if (len == 0)
-        return;
-    uint64_t off;
-    const struct remora_shmem_region *r = remora_shmem_locate(routine, src, len, &off);
-    const struct remora_rmem *m = &r->fast[pe];
-    const char *from = remora_mapped(m, off);
-    if (from) {
-        remora_mapped_copy(dest, from, len);
-        return;
+    for (size_t done = 0, n; done < len; done += n) {
+        uint64_t off;
+        const struct remora_shmem_region *r = piece(routine, (const char *)src + done, len - done, &off, &n);
+        const struct remora_rmem *m = &r->fast[pe];
+        const char *from = remora_mapped(m, off);
+        if (from) {
+            remora_mapped_copy((char *)dest + done, from, n);
+            continue;
+        }
+        int st;
+        if (nbi) {
+            st = remora_get(m, off, (char *)dest + done, n);
+            atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
+        } else {
+            st = remora_read(m, off, (char *)dest + done, n);
+        }
+        if (st != REMORA_OK)
+            fail(routine, st, pe);
     }
-    int st;
-    if (nbi) {
-        st = remora_get(m, off, dest, len);
-        atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
-    } else {
-        st = remora_read(m, off, dest, len);
-    }
-    if (st != REMORA_OK)
-        fail(routine, st, pe);
 }
 
 /* ---- strided ---------------------------------------------------------------------- */
@@ -88,7 +102,17 @@ static void strided(const char *routine, void *remote, ptrdiff_t rstride, void *
     char *first = remote, *last = (char *)remote + (ptrdiff_t)(nblocks - 1) * rstep;
     char *lo = first < last ? first : last, *hi = first < last ? last : first;
     uint64_t off;
-    const struct remora_shmem_region *r = remora_shmem_locate(routine, lo, (size_t)(hi - lo) + block, &off);
+    const struct remora_shmem_region *r = remora_shmem_find(lo, (size_t)(hi - lo) + block, &off);
+    if (!r) { /* across extents (or not symmetric: the block calls say so) */
+        for (size_t i = 0; i < nblocks; i++) {
+            char *rp = (char *)remote + (ptrdiff_t)i * rstep, *lp = (char *)local + (ptrdiff_t)i * lstep;
+            if (put)
+                remora_shmem_put_slow(routine, rp, lp, block, pe, 0);
+            else
+                remora_shmem_get_slow(routine, lp, rp, block, pe, 0);
+        }
+        return;
+    }
     const struct remora_rmem *m = &r->fast[pe];
     uint64_t first_off = off + (uint64_t)(first - lo);
     char *mapped = remora_mapped(m, first_off);

@@ -79,8 +79,11 @@ extern struct remora_shmem remora_shmem;
  * spec allows for erroneous arguments).  Never returns. */
 _Noreturn void remora_shmem_abort(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Where addr lies in symmetric memory: its region and offset there; aborts
- * naming the routine when it is not symmetric (len bytes from addr). */
+/* The region holding [addr, addr + len) and the offset there, or NULL. */
+const struct remora_shmem_region *remora_shmem_find(const void *addr, size_t len, uint64_t *off);
+/* The same, but aborts naming the routine when it is not in one region.
+ * (The heap's extents are regions: a transfer through the transport may
+ * span several and goes region by region, rma.c.) */
 const struct remora_shmem_region *remora_shmem_locate(const char *routine, const void *addr, size_t len,
                                                       uint64_t *off);
 

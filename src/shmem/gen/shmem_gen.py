@@ -3,7 +3,8 @@
 
     shmem_gen.py --header OUT/shmem.h --source-dir OUT
 
-The header is shmem_head.h, then every family module's declarations, then
+The header is shmem_head.h and shmem_head_coll.h (the collectives' constants),
+then every family module's declarations, then
 the C11 generic interfaces.  Each family module (rma, amo, sync, coll) has
 functions(): a list of Fn, and generics(): a list of Generic; each family's
 definitions go to OUT/shmem_<family>.c."""
@@ -13,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fn import Fn, Generic  # noqa: E402
+from fn import Generic  # noqa: E402
 
 FAMILIES = ["rma", "amo", "sync", "coll"]
 
@@ -32,6 +33,7 @@ def main():
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     head = open(os.path.join(here, "shmem_head.h")).read()
+    head += "\n" + open(os.path.join(here, "shmem_head_coll.h")).read()
     decls, gens = [], []
     for fam in FAMILIES:
         mod = importlib.import_module(fam)

@@ -1,0 +1,97 @@
+/* Collectives (coll.c, coll_active.c): what the generated typed routines of
+ * gen/coll.py are made of.
+ *
+ * Each collective runs on a *group*: the host MPI communicator of a team
+ * (struct remora_shmem_team.comm, ranked as the team) or of a deprecated
+ * active set (PE_start, logPE_stride, PE_size; coll_active.c keeps one
+ * communicator per set).  The data moves with the host MPI's collectives
+ * (PMPI_Bcast, Allgather[v], Alltoall, Allreduce, Scan, Exscan) on that
+ * communicator: a first implementation that is correct on and across nodes
+ * and lets threads run collectives on different teams at once (the host
+ * allows concurrent collectives on distinct communicators).  The engine may
+ * replace any of them with a shared-memory algorithm over the mapped heaps
+ * for teams inside SHMEM_TEAM_SHARED without changing these entry points.
+ *
+ * Team routines return 0, or nonzero for SHMEM_TEAM_INVALID, a root outside
+ * the team or a failure of the host MPI; active-set routines return nothing,
+ * so they end the job with a message naming the routine on bad input. */
+#ifndef REMORA_SHMEM_COLL_H
+#define REMORA_SHMEM_COLL_H
+
+#include <mpi.h>
+#include <shmem.h>
+#include <stddef.h>
+
+/* The MPI types of C types whose MPI name depends on the platform: MPI has
+ * no arithmetic on MPI_CHAR, so plain char reduces as the signed or unsigned
+ * char it is. */
+#define REMORA_MPI_CHAR_ARITH (((char)-1 < 0) ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR)
+#define REMORA_MPI_SIZE_T (sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T)
+#define REMORA_MPI_PTRDIFF_T (sizeof(ptrdiff_t) == 8 ? MPI_INT64_T : MPI_INT32_T)
+
+/* SUM, PROD, MAX and MIN on integers are computed by the engine's reduction
+ * kernels (core/reduce.h: modulo 2^bits, unsigned compared as unsigned) in
+ * operations of our own, because the hosts get them wrong: MPICH 4.0.2
+ * compares unsigned integers as signed (pmodels/mpich#6083), Open MPI 4.1.4
+ * does so for MPI_UNSIGNED_LONG (open-mpi/ompi#10525) and its AVX kernels
+ * saturate 8- and 16-bit sums instead of wrapping (open-mpi/ompi#8045);
+ * tests/shmem/coll_reduce catches each.  Bitwise operations and floating
+ * point and complex types use the host's operations. */
+enum remora_shmem_int_op { REMORA_SHMEM_INT_SUM, REMORA_SHMEM_INT_PROD, REMORA_SHMEM_INT_MAX, REMORA_SHMEM_INT_MIN };
+MPI_Op remora_shmem_int_op(enum remora_shmem_int_op op);
+
+/* The PEs a collective runs on: the communicator, this PE's rank, the size. */
+struct remora_shmem_group {
+    MPI_Comm comm;
+    int me, n;
+};
+
+/* Aborts naming the routine and the argument unless [addr, addr + len) is
+ * symmetric memory. */
+void remora_shmem_check_symmetric(const char *routine, const char *arg, const void *addr, size_t len);
+
+/* ---- the group operations (coll.c); elem: bytes per element ------------------------ */
+int remora_shmem_group_broadcast(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
+                                 size_t elem, int root, int root_too);
+int remora_shmem_group_collect(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
+                               size_t elem);
+int remora_shmem_group_fcollect(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
+                                size_t elem);
+int remora_shmem_group_alltoalls(const struct remora_shmem_group *g, void *dest, const void *source, ptrdiff_t dst,
+                                 ptrdiff_t sst, size_t nelems, size_t elem);
+int remora_shmem_group_reduce(const struct remora_shmem_group *g, void *dest, const void *source, size_t nreduce,
+                              MPI_Datatype type, size_t elem, MPI_Op op);
+int remora_shmem_group_scan(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
+                            MPI_Datatype type, size_t elem, MPI_Op op, int exclusive);
+
+/* ---- team collectives (coll.c) ---------------------------------------------------- */
+int remora_shmem_broadcast(const char *routine, shmem_team_t team, void *dest, const void *source, size_t nelems,
+                           size_t elem, int root);
+int remora_shmem_collect(const char *routine, shmem_team_t team, void *dest, const void *source, size_t nelems,
+                         size_t elem);
+int remora_shmem_fcollect(const char *routine, shmem_team_t team, void *dest, const void *source, size_t nelems,
+                          size_t elem);
+int remora_shmem_alltoalls(const char *routine, shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                           ptrdiff_t sst, size_t nelems, size_t elem);
+int remora_shmem_reduce(const char *routine, shmem_team_t team, void *dest, const void *source, size_t nreduce,
+                        MPI_Datatype type, size_t elem, MPI_Op op);
+int remora_shmem_scan(const char *routine, shmem_team_t team, void *dest, const void *source, size_t nelems,
+                      MPI_Datatype type, size_t elem, MPI_Op op, int exclusive);
+
+/* ---- deprecated active-set collectives (coll_active.c) ---------------------------- */
+/* The group of the active set, made (collectively over its members) on first use. */
+void remora_shmem_active_set(const char *routine, int PE_start, int logPE_stride, int PE_size,
+                             struct remora_shmem_group *g);
+void remora_shmem_barrier_as(const char *routine, int PE_start, int logPE_stride, int PE_size, int quiet);
+void remora_shmem_broadcast_as(const char *routine, void *dest, const void *source, size_t nelems, size_t elem,
+                               int root, int PE_start, int logPE_stride, int PE_size);
+void remora_shmem_collect_as(const char *routine, void *dest, const void *source, size_t nelems, size_t elem,
+                             int fixed, int PE_start, int logPE_stride, int PE_size);
+void remora_shmem_alltoalls_as(const char *routine, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                               size_t nelems, size_t elem, int PE_start, int logPE_stride, int PE_size);
+void remora_shmem_reduce_as(const char *routine, void *dest, const void *source, int nreduce, MPI_Datatype type,
+                            size_t elem, MPI_Op op, int PE_start, int logPE_stride, int PE_size);
+/* shmem_finalize: frees the active sets' communicators. */
+void remora_shmem_active_sets_free(void);
+
+#endif
