@@ -90,6 +90,7 @@ static inline int remora_wait_spun(struct remora_wait *w)
             if (!(cond))                                                                                 \
                 remora_doorbell_sleep(bell_, seen_);                                                     \
             remora_doorbell_leave(bell_);                                                                \
+            wt_.sleep_at = 0; /* woken: spin a whole budget again, or every later ring is a syscall */   \
         }                                                                                                \
     } while (0)
 

@@ -34,7 +34,7 @@ struct remora_doorbell {
 
 /* After the change, which must be a seq_cst atomic: then this seq_cst load
  * cannot be ordered before it (on x86 a plain load, no fence). */
-static inline void remora_doorbell_ring(struct remora_doorbell *d)
+static inline __attribute__((always_inline)) void remora_doorbell_ring(struct remora_doorbell *d)
 {
     if (atomic_load_explicit(&d->sleepers, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);

@@ -88,7 +88,7 @@ const struct remora_shmem_region *remora_shmem_locate(const char *routine, const
                                                       uint64_t *off);
 
 /* Aborts naming the routine unless 0 <= pe < n_pes. */
-static inline void remora_shmem_check_pe(const char *routine, int pe)
+static inline __attribute__((always_inline)) void remora_shmem_check_pe(const char *routine, int pe)
 {
     if (__builtin_expect((unsigned)pe >= (unsigned)remora_shmem.n_pes, 0))
         remora_shmem_abort(routine, "PE %d does not exist (there are %d PEs)", pe, remora_shmem.n_pes);

@@ -22,7 +22,7 @@ struct remora_shmem_team {
 extern struct remora_shmem_team remora_shmem_team_world, remora_shmem_team_shared;
 
 /* The world PE of team PE pe; aborts naming the routine when pe is not in the team. */
-static inline int remora_shmem_team_world_pe(const char *routine, const struct remora_shmem_team *t, int pe)
+static inline __attribute__((always_inline)) int remora_shmem_team_world_pe(const char *routine, const struct remora_shmem_team *t, int pe)
 {
     if (__builtin_expect((unsigned)pe >= (unsigned)t->n_pes, 0))
         remora_shmem_abort(routine, "PE %d is not in the team (it has %d PEs)", pe, t->n_pes);
