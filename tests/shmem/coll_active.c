@@ -31,22 +31,6 @@ static int set_index(const struct set *a, int pe)
 #define AS_REAL(X) AS_BITWISE(X) X(float, float) X(double, double) X(longdouble, long double)
 #define AS_COMPLEX(X) X(complexd, double _Complex) X(complexf, float _Complex)
 
-#define V_and(T, w, j) ((T)~((T)1 << (((w) + (j)) % 8)))
-#define V_or(T, w, j) ((T)((T)1 << (((w) + (j)) % 8)))
-#define V_xor(T, w, j) ((T)((((w) + 1) * ((j) + 3)) & 0x7f))
-#define V_max(T, w, j) ((T)((((w) * 5 + (j) * 3) % 11) - 5))
-#define V_min V_max
-#define V_sum(T, w, j) ((T)(((w) * 3 + (j)) % 7))
-#define V_prod(T, w, j) ((T)((((w) + (j)) % 3 == 1) ? 2 : 1))
-#define VC_sum(T, w, j) ((T)(((w) * 3 + (j)) % 7) + (T)(((w) + (j)) % 3) * (T)I)
-#define VC_prod(T, w, j) ((((w) + (j)) % 3 == 1) ? (T)(1 + 1 * I) : (T)1)
-#define C_and(a, b) ((a) & (b))
-#define C_or(a, b) ((a) | (b))
-#define C_xor(a, b) ((a) ^ (b))
-#define C_max(a, b) ((b) > (a) ? (b) : (a))
-#define C_min(a, b) ((b) < (a) ? (b) : (a))
-#define C_sum(a, b) ((a) + (b))
-#define C_prod(a, b) ((a) * (b))
 
 #define DEFINE_TO_ALL(N, T, OP, VAL)                                                                               \
     static void to_all_##N##_##OP(const struct set *a)                                                             \
