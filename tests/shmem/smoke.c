@@ -1,6 +1,6 @@
 /* Smoke: init, heap, put/get, static data, atomics, wait, barrier by MPI. */
 #include <mpi.h>
-#include <shmem.h>
+#include <shmemx.h> /* and through it shmem.h: the extension header must compile */
 #include <stdio.h>
 #include <stdlib.h>
 
