@@ -43,17 +43,6 @@ static void store_elem(void *p, size_t size, uint64_t v)
     }
 }
 
-/* An atomic load of the size-byte word at p (aligned). */
-static uint64_t load_word(const void *p, size_t size)
-{
-    switch (size) {
-    case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
-    case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
-    case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
-    default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
-    }
-}
-
 /* An atomic store of v to the size-byte word at p (aligned). */
 static void store_word(void *p, size_t size, uint64_t v)
 {
@@ -604,7 +593,7 @@ static int read_segment(const struct acc *a, struct image *im, size_t k, int rea
                 size /= 2;
             struct unit u = {q, size, g->img + (q - g->lo), k, s, remora_mapped(s->amo, off), 0, 0};
             if (u.mapped && size <= 8) { /* one atomic load: exact */
-                store_elem(im->cur + u.img, size, load_word(u.mapped, size));
+                store_elem(im->cur + u.img, size, remora_mapped_load(u.mapped, size, __ATOMIC_RELAXED));
                 u.exact = 1;
             } else if (u.mapped && remora_mapped_load16_ok()) {
                 uint64_t v[2];
@@ -612,7 +601,8 @@ static int read_segment(const struct acc *a, struct image *im, size_t k, int rea
                 memcpy(im->cur + u.img, v, 16);
                 u.exact = 1;
             } else if (u.mapped) {       /* a guess, checked by the swap */
-                uint64_t v[2] = {load_word(u.mapped, 8), load_word(u.mapped + 8, 8)};
+                uint64_t v[2] = {remora_mapped_load(u.mapped, 8, __ATOMIC_RELAXED),
+                                 remora_mapped_load(u.mapped + 8, 8, __ATOMIC_RELAXED)};
                 memcpy(im->cur + u.img, v, 16);
             }                            /* through the transport: read by the first batch */
             int st = add_unit(im, &u);
@@ -765,7 +755,7 @@ static int units_unchanged(const struct image *im, int *same)
                     remora_mapped_cas16(u->mapped, e, e); /* e: the value now */
                 memcpy(now, e, 16);
             } else {
-                store_elem(now, u->size, load_word(u->mapped, u->size));
+                store_elem(now, u->size, remora_mapped_load(u->mapped, u->size, __ATOMIC_RELAXED));
             }
             *same &= same_word(now, im->cur + u->img, u->size);
             i++;

@@ -31,11 +31,7 @@ void pshmem_set_lock(long *lock)
     struct remora_wait wt;
     remora_wait_init(&wt);
     while (SERVED(w) != mine) {
-        for (unsigned i = 0; i < wt.delay; i++)
-            remora_cpu_relax();
-        if (wt.delay < REMORA_BACKOFF_MAX / 16)
-            wt.delay *= 2;
-        remora_wait_round(&wt);
+        remora_backoff(&wt); /* the engine's bounded, jittered backoff, as its MPI locks use */
         w = lock_amo("shmem_set_lock", lock, REMORA_AMO_ADD, 0, 0);
     }
 }

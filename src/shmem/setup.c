@@ -163,15 +163,8 @@ REMORA_SHMEM_ALIAS(shmem_pe_accessible);
 
 int pshmem_addr_accessible(const void *addr, int pe)
 {
-    if (!pshmem_pe_accessible(pe))
-        return 0;
-    uintptr_t a = (uintptr_t)addr, h = remora_shmem.heap.base;
-    if (a - h < atomic_load(&remora_shmem.heap.committed))
-        return 1;
-    for (int i = 0; i < remora_shmem.nstatics; i++)
-        if (a - remora_shmem.statics[i].base < remora_shmem.statics[i].len)
-            return 1;
-    return 0;
+    uint64_t off;
+    return pshmem_pe_accessible(pe) && remora_shmem_find(addr, 1, &off) != NULL;
 }
 REMORA_SHMEM_ALIAS(shmem_addr_accessible);
 

@@ -20,12 +20,11 @@ static struct remora_doorbell *my_bell(void)
 /* The word at p as a signed or unsigned 64-bit value (an atomic load). */
 static inline int64_t load(const void *p, size_t size, int is_signed)
 {
-    switch (size) {
-    case 1: { uint8_t v = __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE); return is_signed ? (int8_t)v : v; }
-    case 2: { uint16_t v = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE); return is_signed ? (int16_t)v : v; }
-    case 4: { uint32_t v = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE); return is_signed ? (int32_t)v : (int64_t)v; }
-    default: return (int64_t)__atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
-    }
+    uint64_t v = remora_mapped_load(p, size, __ATOMIC_ACQUIRE);
+    if (!is_signed || size == 8)
+        return (int64_t)v;
+    unsigned shift = 64 - 8 * (unsigned)size; /* sign-extend the narrow word */
+    return (int64_t)(v << shift) >> shift;
 }
 
 static inline int holds(const void *ivar, size_t size, int is_signed, int cmp, const void *value)

@@ -133,6 +133,18 @@ static inline int remora_mapped_cas16(void *addr, uint64_t expect[2], const uint
 }
 #endif
 
+/* An atomic load of the size-byte word at addr (1, 2, 4 or 8, aligned),
+ * zero-extended; order is an __ATOMIC_* memory order. */
+static inline uint64_t remora_mapped_load(const void *addr, size_t size, int order)
+{
+    switch (size) {
+    case 1: return __atomic_load_n((const uint8_t *)addr, order);
+    case 2: return __atomic_load_n((const uint16_t *)addr, order);
+    case 4: return __atomic_load_n((const uint32_t *)addr, order);
+    default: return __atomic_load_n((const uint64_t *)addr, order);
+    }
+}
+
 /* Completion of every store this thread made to mapped memory. */
 static inline void remora_mapped_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
