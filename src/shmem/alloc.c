@@ -20,7 +20,6 @@
 #include "shmem/state.h"
 
 #define MIN_ALIGN 64
-#define FIRST 64 /* [0, 64) of each heap: its doorbell (wait.c) */
 
 struct span { uint64_t off, len; };
 struct spans { struct span *v; int n, cap; };
@@ -111,7 +110,7 @@ static void sync_with_committed(void)
 {
     uint64_t committed = atomic_load(&remora_shmem.heap.committed);
     if (A.end == 0)
-        A.end = FIRST;
+        A.end = REMORA_SHMEM_HEAP_FIRST;
     if (committed > A.end) {
         release(A.end, committed - A.end);
         A.end = committed;

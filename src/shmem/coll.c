@@ -128,6 +128,10 @@ int remora_shmem_group_broadcast(const struct remora_shmem_group *g, void *dest,
                                  size_t elem, int root, int root_too)
 {
     size_t bytes = nelems * elem;
+    if (g->shm) {
+        remora_shmem_shm_broadcast(g, dest, source, bytes, root, root_too);
+        return MPI_SUCCESS;
+    }
     MPI_Datatype t;
     int count, rc = bytes_type(bytes, &t, &count);
     if (rc != MPI_SUCCESS)
@@ -161,6 +165,10 @@ static int collect_large(const struct remora_shmem_group *g, char *dest, const v
 int remora_shmem_group_collect(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
                                size_t elem)
 {
+    if (g->shm) {
+        remora_shmem_shm_collect(g, dest, source, nelems * elem, 0);
+        return MPI_SUCCESS;
+    }
     uint64_t mine = nelems * elem, total = 0, *len = coll_alloc((size_t)g->n * sizeof *len);
     int rc = PMPI_Allgather(&mine, 1, MPI_UINT64_T, len, 1, MPI_UINT64_T, g->comm);
     for (int j = 0; j < g->n; j++)
@@ -186,6 +194,10 @@ int remora_shmem_group_fcollect(const struct remora_shmem_group *g, void *dest, 
                                 size_t elem)
 {
     size_t bytes = nelems * elem;
+    if (g->shm) {
+        remora_shmem_shm_collect(g, dest, source, bytes, 1);
+        return MPI_SUCCESS;
+    }
     MPI_Datatype t;
     int count, rc = bytes_type(bytes, &t, &count);
     if (rc != MPI_SUCCESS)
@@ -201,6 +213,10 @@ int remora_shmem_group_fcollect(const struct remora_shmem_group *g, void *dest, 
 int remora_shmem_group_alltoalls(const struct remora_shmem_group *g, void *dest, const void *source, ptrdiff_t dst,
                                  ptrdiff_t sst, size_t nelems, size_t elem)
 {
+    if (g->shm) {
+        remora_shmem_shm_alltoalls(g, dest, source, dst, sst, nelems, elem);
+        return MPI_SUCCESS;
+    }
     MPI_Datatype s, d;
     int count, rc;
     if (dst == 1 && sst == 1) {
@@ -229,6 +245,10 @@ int remora_shmem_group_alltoalls(const struct remora_shmem_group *g, void *dest,
 int remora_shmem_group_reduce(const struct remora_shmem_group *g, void *dest, const void *source, size_t nreduce,
                               MPI_Datatype type, size_t elem, MPI_Op op)
 {
+    if (g->shm) {
+        remora_shmem_shm_reduce(g, dest, source, nreduce, type, elem, op, 0, 0);
+        return MPI_SUCCESS;
+    }
     int rc = MPI_SUCCESS, in_place = dest == source;
     size_t off = 0;
     do {
@@ -245,6 +265,10 @@ int remora_shmem_group_reduce(const struct remora_shmem_group *g, void *dest, co
 int remora_shmem_group_scan(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
                             MPI_Datatype type, size_t elem, MPI_Op op, int exclusive)
 {
+    if (g->shm) {
+        remora_shmem_shm_reduce(g, dest, source, nelems, type, elem, op, 1, exclusive);
+        return MPI_SUCCESS;
+    }
     int rc = MPI_SUCCESS, in_place = dest == source;
     size_t off = 0;
     do {
@@ -260,6 +284,15 @@ int remora_shmem_group_scan(const struct remora_shmem_group *g, void *dest, cons
     return rc;
 }
 
+int remora_shmem_group_sync(const struct remora_shmem_group *g)
+{
+    if (g->shm) {
+        remora_shmem_shm_sync(g);
+        return MPI_SUCCESS;
+    }
+    return PMPI_Barrier(g->comm);
+}
+
 /* ---- team collectives ----------------------------------------------------------------- */
 /* The group of a team; -1 for SHMEM_TEAM_INVALID or a destroyed team. */
 static int team_group(const char *routine, shmem_team_t team, struct remora_shmem_group *g)
@@ -267,10 +300,10 @@ static int team_group(const char *routine, shmem_team_t team, struct remora_shme
     remora_shmem_check_init(routine);
     if (team == SHMEM_TEAM_INVALID)
         return -1;
-    const struct remora_shmem_team *t = (const struct remora_shmem_team *)team;
+    struct remora_shmem_team *t = (struct remora_shmem_team *)team;
     if (t->comm == MPI_COMM_NULL)
         return -1;
-    *g = (struct remora_shmem_group){.comm = t->comm, .me = t->my_pe, .n = t->n_pes};
+    *g = remora_shmem_team_group(t);
     return 0;
 }
 
@@ -371,14 +404,16 @@ void pshmem_barrier_all(void)
 {
     remora_shmem_check_init("shmem_barrier_all");
     remora_shmem_quiet_all();
-    PMPI_Barrier(remora_shmem_team_world.comm);
+    struct remora_shmem_group g = remora_shmem_team_group(&remora_shmem_team_world);
+    remora_shmem_group_sync(&g);
 }
 REMORA_SHMEM_ALIAS(shmem_barrier_all);
 
 void pshmem_sync_all(void)
 {
     remora_shmem_check_init("shmem_sync_all");
-    PMPI_Barrier(remora_shmem_team_world.comm);
+    struct remora_shmem_group g = remora_shmem_team_group(&remora_shmem_team_world);
+    remora_shmem_group_sync(&g);
 }
 REMORA_SHMEM_ALIAS(shmem_sync_all);
 

@@ -6,11 +6,12 @@
  * active set (PE_start, logPE_stride, PE_size; coll_active.c keeps one
  * communicator per set).  The data moves with the host MPI's collectives
  * (PMPI_Bcast, Allgather[v], Alltoall, Allreduce, Scan, Exscan) on that
- * communicator: a first implementation that is correct on and across nodes
- * and lets threads run collectives on different teams at once (the host
- * allows concurrent collectives on distinct communicators).  The engine may
- * replace any of them with a shared-memory algorithm over the mapped heaps
- * for teams inside SHMEM_TEAM_SHARED without changing these entry points.
+ * communicator, unless every PE of the group maps every other's heap (they
+ * are on this node): then the group has a slot in the heaps (coll_shm.c) and
+ * its collectives run in shared memory, with no MPI call.  Either way,
+ * threads may run collectives on different teams at once (the host allows
+ * concurrent collectives on distinct communicators; each group has its own
+ * slot).
  *
  * Team routines return 0, or nonzero for SHMEM_TEAM_INVALID, a root outside
  * the team or a failure of the host MPI; active-set routines return nothing,
@@ -21,6 +22,7 @@
 #include <mpi.h>
 #include <shmem.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The MPI types of C types whose MPI name depends on the platform: MPI has
  * no arithmetic on MPI_CHAR, so plain char reduces as the signed or unsigned
@@ -40,11 +42,45 @@
 enum remora_shmem_int_op { REMORA_SHMEM_INT_SUM, REMORA_SHMEM_INT_PROD, REMORA_SHMEM_INT_MAX, REMORA_SHMEM_INT_MIN };
 MPI_Op remora_shmem_int_op(enum remora_shmem_int_op op);
 
-/* The PEs a collective runs on: the communicator, this PE's rank, the size. */
+/* A group's shared-memory state (coll_shm.c): its slot in the heaps of its
+ * PEs (-1: none, the group uses its communicator), how many collectives it has
+ * begun, and its PEs' world numbers by rank.  One collective at a time per
+ * group, as the spec requires of the program. */
+struct remora_shmem_coll_shm {
+    int slot;
+    uint64_t epoch;
+    const int *world_pe;
+};
+
+/* The PEs a collective runs on: the communicator, this PE's rank, the size,
+ * and the shared-memory state (NULL: the communicator's collectives). */
 struct remora_shmem_group {
     MPI_Comm comm;
     int me, n;
+    struct remora_shmem_coll_shm *shm;
 };
+
+/* ---- shared-memory collectives (coll_shm.c) --------------------------------------- */
+/* Collective over comm, whose rank i is world PE world_pe[i] (an array that
+ * outlives the state): a slot free at every PE when each maps every other's
+ * heap, else slot -1.  Detach is local (after the group's last collective here
+ * nobody writes into this PE's slot any more). */
+void remora_shmem_coll_shm_attach(struct remora_shmem_coll_shm *s, MPI_Comm comm, const int *world_pe, int n);
+void remora_shmem_coll_shm_detach(struct remora_shmem_coll_shm *s);
+void remora_shmem_shm_sync(const struct remora_shmem_group *g);
+void remora_shmem_shm_broadcast(const struct remora_shmem_group *g, void *dest, const void *source, size_t bytes,
+                                int root, int root_too);
+void remora_shmem_shm_collect(const struct remora_shmem_group *g, void *dest, const void *source, size_t bytes,
+                              int fixed);
+void remora_shmem_shm_alltoalls(const struct remora_shmem_group *g, void *dest, const void *source, ptrdiff_t dst,
+                                ptrdiff_t sst, size_t nelems, size_t elem);
+/* A reduction over the group (scan 0) or a scan (scan 1: over the ranks up to
+ * this PE's, without it when exclusive; rank 0 of an exclusive scan gets zeros). */
+void remora_shmem_shm_reduce(const struct remora_shmem_group *g, void *dest, const void *source, size_t nelems,
+                             MPI_Datatype type, size_t elem, MPI_Op op, int scan, int exclusive);
+
+/* Waits for every PE of the group: shared memory or the communicator's barrier. */
+int remora_shmem_group_sync(const struct remora_shmem_group *g);
 
 /* Aborts naming the routine and the argument unless [addr, addr + len) is
  * symmetric memory. */

@@ -4,10 +4,11 @@
  * An active set is a group of coll.h: a communicator of the host MPI over
  * world PEs PE_start + i * 2^logPE_stride (i < PE_size), ranked by i, made on
  * first use with MPI_Comm_create_group, which only the set's members call (as
- * only they call the routine), and kept for the next call on the same set
- * until shmem_finalize.  pSync and pWrk are not needed: the host MPI
- * synchronizes and keeps its own work space, and pSync is never written, so
- * it keeps its SHMEM_SYNC_VALUE as the spec requires on return. */
+ * only they call the routine), with a shared-memory slot when the set is on
+ * this node, and kept for the next call on the same set until shmem_finalize.
+ * pSync and pWrk are not needed: the group synchronizes itself and keeps its
+ * own work space, and pSync is never written, so it keeps its
+ * SHMEM_SYNC_VALUE as the spec requires on return. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 
 struct active_set {
     int start, log_stride, size;
+    int *world_pe;
+    struct remora_shmem_coll_shm shm;
     struct remora_shmem_group g;
     struct active_set *next;
 };
@@ -69,11 +72,12 @@ static struct active_set *make(const char *routine, int start, int log_stride, i
     int rc = PMPI_Comm_create_group(remora_shmem.comm, group, tag, &s->g.comm);
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
-    free(ranks);
     if (rc != MPI_SUCCESS || s->g.comm == MPI_COMM_NULL)
         remora_shmem_abort(routine, "the host MPI could not make the active set's communicator");
     s->start = start, s->log_stride = log_stride, s->size = size;
-    s->g.me = me, s->g.n = size;
+    s->world_pe = ranks;
+    remora_shmem_coll_shm_attach(&s->shm, s->g.comm, ranks, size);
+    s->g.me = me, s->g.n = size, s->g.shm = s->shm.slot >= 0 ? &s->shm : NULL;
     pthread_mutex_lock(&sets_lock);
     s->next = sets;
     sets = s;
@@ -96,7 +100,9 @@ void remora_shmem_active_sets_free(void)
     while (sets) {
         struct active_set *s = sets;
         sets = s->next;
+        remora_shmem_coll_shm_detach(&s->shm);
         PMPI_Comm_free(&s->g.comm);
+        free(s->world_pe);
         free(s);
     }
     pthread_mutex_unlock(&sets_lock);
@@ -116,7 +122,7 @@ void remora_shmem_barrier_as(const char *routine, int PE_start, int logPE_stride
     remora_shmem_active_set(routine, PE_start, logPE_stride, PE_size, &g);
     if (quiet)
         remora_shmem_quiet_all();
-    check(routine, PMPI_Barrier(g.comm));
+    check(routine, remora_shmem_group_sync(&g));
 }
 
 /* The root's dest is left alone (active-set broadcasts, unlike team ones). */

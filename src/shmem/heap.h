@@ -5,6 +5,16 @@
 
 #include <stddef.h>
 
+/* The start of every PE's heap, before what shmem_malloc hands out: its
+ * doorbell (wait.c), then the slots of the shared-memory collectives
+ * (coll_shm.c), which the PEs of a team on this node write into each other. */
+#define REMORA_SHMEM_DOORBELL_BYTES 64
+#define REMORA_SHMEM_COLL_SLOTS 32
+#define REMORA_SHMEM_COLL_ROUNDS 16     /* dissemination rounds: teams of up to 2^16 PEs */
+#define REMORA_SHMEM_COLL_AREA 8192     /* bytes of each of a slot's two data areas      */
+#define REMORA_SHMEM_COLL_SLOT_BYTES (REMORA_SHMEM_COLL_ROUNDS * 64 + 2 * REMORA_SHMEM_COLL_AREA)
+#define REMORA_SHMEM_HEAP_FIRST (REMORA_SHMEM_DOORBELL_BYTES + REMORA_SHMEM_COLL_SLOTS * REMORA_SHMEM_COLL_SLOT_BYTES)
+
 /* Collective (shmem_init): reserve, commit the first extent, map the node's
  * heaps.  0, or -1 with a message (alike everywhere). */
 int remora_shmem_heap_init(void);

@@ -45,6 +45,7 @@ static int team_fill(struct remora_shmem_team *t, const int *pes, int n, MPI_Com
     }
     t->comm = comm;
     t->predefined = 1;
+    remora_shmem_coll_shm_attach(&t->shm, comm, t->world_pe, n);
     return 0;
 }
 
@@ -71,6 +72,7 @@ static void made_release(struct made_team *m)
     m->prev->next = m->next;
     m->next->prev = m->prev;
     pthread_mutex_unlock(&made_lock);
+    remora_shmem_coll_shm_detach(&m->t.shm);
     if (m->t.comm != MPI_COMM_NULL)
         PMPI_Comm_free(&m->t.comm);
     free(m->t.world_pe);
@@ -84,6 +86,7 @@ void remora_shmem_teams_finalize(void)
         made_release(made.next);
     struct remora_shmem_team *pre[] = {&remora_shmem_team_world, &remora_shmem_team_shared};
     for (int i = 0; i < 2; i++) {
+        remora_shmem_coll_shm_detach(&pre[i]->shm);
         if (pre[i]->comm != MPI_COMM_NULL)
             PMPI_Comm_free(&pre[i]->comm);
         free(pre[i]->world_pe);
@@ -166,6 +169,7 @@ static int team_make(const struct remora_shmem_team *parent, int color, int key,
         return 0;
     }
     m->t = (struct remora_shmem_team){.my_pe = me, .n_pes = n, .world_pe = pes, .comm = comm, .config_mask = mask};
+    remora_shmem_coll_shm_attach(&m->t.shm, comm, pes, n);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) /* else invalid: the split fails (split_end) */
         m->t.config.num_contexts = config->num_contexts;
     pthread_mutex_lock(&made_lock);
@@ -270,6 +274,7 @@ void pshmem_team_destroy(shmem_team_t team)
         return;
     }
     remora_shmem_quiet_all();
+    remora_shmem_coll_shm_detach(&t->shm);
     PMPI_Comm_free(&t->comm);
     free(t->world_pe);
     t->world_pe = NULL;
@@ -282,6 +287,7 @@ int pshmem_team_sync(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID || team_of(team)->comm == MPI_COMM_NULL)
         return -1;
-    return PMPI_Barrier(team_of(team)->comm) == MPI_SUCCESS ? 0 : -1;
+    struct remora_shmem_group g = remora_shmem_team_group((struct remora_shmem_team *)team);
+    return remora_shmem_group_sync(&g) == MPI_SUCCESS ? 0 : -1;
 }
 REMORA_SHMEM_ALIAS(shmem_team_sync);

@@ -1,12 +1,14 @@
 /* Teams (team.c): an ordered set of PEs with its own PE numbers, a
- * communicator of the host MPI over the same PEs in the same order (the
- * collectives' and team_sync's fallback), and its configuration. */
+ * communicator of the host MPI over the same PEs in the same order, a slot
+ * for collectives in shared memory when all its PEs are on this node (else
+ * the collectives use the communicator), and its configuration. */
 #ifndef REMORA_SHMEM_TEAM_H
 #define REMORA_SHMEM_TEAM_H
 
 #include <mpi.h>
 #include <shmem.h>
 
+#include "shmem/coll.h"
 #include "shmem/state.h"
 
 struct remora_shmem_team {
@@ -17,7 +19,15 @@ struct remora_shmem_team {
     long config_mask;
     int contexts;             /* contexts made from the team and not destroyed              */
     int predefined;           /* SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED: never destroyed     */
+    struct remora_shmem_coll_shm shm; /* the collectives in shared memory (coll_shm.c)          */
 };
+
+/* What the team's collectives run on (coll.h). */
+static inline struct remora_shmem_group remora_shmem_team_group(struct remora_shmem_team *t)
+{
+    return (struct remora_shmem_group){.comm = t->comm, .me = t->my_pe, .n = t->n_pes,
+                                       .shm = t->shm.slot >= 0 ? &t->shm : NULL};
+}
 
 extern struct remora_shmem_team remora_shmem_team_world, remora_shmem_team_shared;
 
