@@ -2,9 +2,11 @@
 """The RMA-MT comparison report (run by scripts/report): runs rmamt over each
 host MPI configuration and over Remora, in one run, and writes
 report/index.html (tables, PNG plots, the raw CSV) and a terminal summary of
-Remora/host ratios.  A run that fails, hangs or fails verification becomes a
-marked cell with its command and first error lines; the report goes on."""
-import argparse, csv, html, io, math, os, subprocess, time
+Remora/host ratios; then the OpenSHMEM benchmarks over Remora's library and
+Open MPI's OSHMEM (scripts/shmem-bench).  A run that fails, hangs or fails
+verification becomes a marked cell with its command and first error lines;
+the report goes on."""
+import argparse, csv, html, io, json, math, os, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -216,6 +218,10 @@ def geomeans(summ):
 def section(script, args, out):
     """runs scripts/<script> (its table goes to the terminal) and returns its HTML section"""
     print(f"\n== scripts/{script} {' '.join(args)}", flush=True)
+    try:  # a script that stops early must not leave an earlier report's section in this one
+        os.remove(f"{out}/{script}/section.html")
+    except OSError:
+        pass
     rc = subprocess.run([f"{ROOT}/scripts/{script}", *args, "--out", f"{out}/{script}"]).returncode
     try:
         with open(f"{out}/{script}/section.html") as f:
@@ -225,6 +231,28 @@ def section(script, args, out):
     if rc != 0:
         text += f"<p class='bad'>scripts/{script} {svg_safe(' '.join(args))} reported problems (exit {rc}).</p>"
     return text
+
+
+def shmem_args(build, quick):
+    """scripts/shmem-bench's arguments: quick, a few seconds per library and PE count"""
+    if quick:
+        return ["--build", build, "--repeat", "1", "--np", "2,4", "--samples", "3", "--iters", "5000",
+                "--coll-iters", "500"]
+    return ["--build", build, "--repeat", "3", "--np", "2,4,8"]
+
+
+def shmem_summary(out):
+    """the terminal summary's line on OpenSHMEM, from scripts/shmem-bench's summary.json"""
+    try:
+        with open(f"{out}/shmem-bench/summary.json") as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return "OpenSHMEM, Remora / OSHMEM (scripts/shmem-bench): no results"
+    colls = ", ".join(f"{p['test']} {p['pes']} PEs " + (f"{p['ratio']:.2f}x" if p["ratio"] else "-")
+                      for p in s["points"] if p["test"] in ("barrier", "reduce"))
+    gm = f"geometric mean {s['geomean']:.2f}x over {s['n']} points" if s["geomean"] else "no ratios"
+    probs = f"; PROBLEMS: {'; '.join(s['problems'])}" if s["problems"] else ""
+    return f"OpenSHMEM, Remora / OSHMEM (scripts/shmem-bench, {s['repeat']} runs each): {gm}; {colls}{probs}"
 
 
 def main():
@@ -253,6 +281,14 @@ def main():
     summ = summary(results)
     problems = [r for r in results if r[4] != "ok"]
 
+    # OpenSHMEM: Remora's library against Open MPI's OSHMEM (quick and full runs)
+    if have_remora:
+        if os.path.exists(f"{a.out}/shmem-bench/summary.json"):  # an earlier report's
+            os.remove(f"{a.out}/shmem-bench/summary.json")
+        sections = [section("shmem-bench", shmem_args(a.build, a.quick), a.out)]
+    else:
+        sections = ["<h2>OpenSHMEM: Remora and Open MPI's OSHMEM</h2><p>Remora is absent.</p>"]
+
     # terminal summary
     print("\nRemora / best host (ratio > 1: Remora is better; latency: host/Remora, rates: Remora/host)")
     print(f"{'point':42s} {'metric':15s} {'remora':>12s} {'value':>10s} {'best host':>13s} {'value':>10s} {'ratio':>7s}")
@@ -260,17 +296,20 @@ def main():
         print(f"{what:42s} {metric:15s} {rcfg:>12s} {rv:10.3f} {best:>13s} {hv:10.3f} {ratio:6.2f}x")
     for rcfg, gm, n in geomeans(summ):
         print(f"geometric mean of the ratios, {rcfg}: {gm:.2f}x over {n} points")
-    if not have_remora:
+    if have_remora:
+        print(shmem_summary(a.out))
+    else:
         print("Remora: absent (build/bin/remora-run does not exist)")
     for cfg, key, args, rows, status, cmd, first in problems:
         print(f"PROBLEM {cfg}: {' '.join(args[:3])}: {status}\n  {cmd}")
 
     # foMPI's models and motifs (full run only: together they take about half an hour here)
-    sections = ["<h2>foMPI's models and motifs</h2><p>Not in a --quick run: <code>scripts/report</code> without "
-                "--quick, or <code>scripts/models</code> and <code>scripts/motifs</code> alone.</p>"]
-    if not a.quick:
-        sections = [section("models", ["--np", "2,4,8,16", "--samples", "30", "--build", a.build], a.out),
-                    section("motifs", ["--build", a.build], a.out)]
+    if a.quick:
+        sections.append("<h2>foMPI's models and motifs</h2><p>Not in a --quick run: <code>scripts/report</code> "
+                        "without --quick, or <code>scripts/models</code> and <code>scripts/motifs</code> alone.</p>")
+    else:
+        sections += [section("models", ["--np", "2,4,8,16", "--samples", "30", "--build", a.build], a.out),
+                     section("motifs", ["--build", a.build], a.out)]
 
     # HTML
     h = io.StringIO()
