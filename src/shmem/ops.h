@@ -106,6 +106,24 @@ REMORA_SHMEM_INLINE uint64_t remora_shmem_amo(const char *routine, const struct 
     return remora_shmem_amo_slow(routine, dest, size, op, operand, compare, pe, fetch);
 }
 
+/* A fetching atomic whose old value is in *fetched (size bytes) at the next
+ * quiet: over the network it does not wait for the reply. */
+void remora_shmem_amo_nbi_slow(const char *routine, void *dest, size_t size, int op, uint64_t operand,
+                               uint64_t compare, int pe, void *fetched);
+
+REMORA_SHMEM_INLINE void remora_shmem_amo_nbi(const char *routine, const struct remora_shmem_ctx *ctx, void *dest,
+                                              size_t size, int op, uint64_t operand, uint64_t compare, int pe,
+                                              void *fetched)
+{
+    pe = remora_shmem_world_pe(routine, ctx, pe);
+    if (__builtin_expect(remora_shmem.cpu_atomics, 1))
+        remora_amo_store(fetched,
+                         remora_shmem_amo(routine, &remora_shmem_ctx_default, dest, size, op, operand, compare, pe, 1),
+                         size);
+    else
+        remora_shmem_amo_nbi_slow(routine, dest, size, op, operand, compare, pe, fetched);
+}
+
 /* Point-to-point synchronization on local symmetric words of size bytes
  * (sync.c).  cmp: SHMEM_CMP_*; is_signed: how the words compare. */
 int remora_shmem_compare(const void *ivar, size_t size, int is_signed, int cmp, const void *value);

@@ -95,6 +95,9 @@ struct remora_transport {
                uint64_t compare, uint64_t *fetched);
     /* NULL: remora_amov does one amo after the other */
     int (*amov)(const struct remora_rmem *m, struct remora_amo_req *v, size_t n);
+    /* NULL: remora_amo_nbi does a fetching amo */
+    int (*amo_nbi)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+                   uint64_t compare, void *fetched);
     int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
     int (*flush)(int proc); /* proc < 0: every owner */
     void (*release)(struct remora_rmem *m);
@@ -133,6 +136,32 @@ static inline int remora_amo(const struct remora_rmem *m, uint64_t off, size_t s
                              uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     return m->tp->amo(m, off, size, op, operand, compare, fetched);
+}
+
+/* Stores the size-byte word whose bits are in old at p. */
+static inline void remora_amo_store(void *p, uint64_t old, size_t size)
+{
+    switch (size) {
+    case 1: *(uint8_t *)p = (uint8_t)old; break;
+    case 2: *(uint16_t *)p = (uint16_t)old; break;
+    case 4: *(uint32_t *)p = (uint32_t)old; break;
+    default: *(uint64_t *)p = old; break;
+    }
+}
+
+/* A fetching atomic that does not wait: the old value (size bytes, as the word
+ * holds it) is in *fetched when the next flush toward the owner returns, and
+ * fetched must stay valid until then (OpenSHMEM's non-blocking atomics). */
+static inline int remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                                 uint64_t operand, uint64_t compare, void *fetched)
+{
+    if (m->tp->amo_nbi)
+        return m->tp->amo_nbi(m, off, size, op, operand, compare, fetched);
+    uint64_t old;
+    int st = m->tp->amo(m, off, size, op, operand, compare, &old);
+    if (st == REMORA_OK)
+        remora_amo_store(fetched, old, size);
+    return st;
 }
 
 /* Fetching atomics on n words, all complete when it returns (over the

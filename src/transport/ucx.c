@@ -626,6 +626,36 @@ static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum 
     return amo_word(m, raddr, size, op, operand, compare, fetched);
 }
 
+/* A fetching atomic whose reply UCX writes into *fetched when it arrives; the
+ * flush waits for it (a flush completes every operation of the endpoint,
+ * fetching ones with their reply).  1- and 2-byte words are loops of round
+ * trips, done at once. */
+static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                       uint64_t operand, uint64_t compare, void *fetched)
+{
+    uint64_t raddr = m->base + off;
+    if (!remora_amo_size_ok(m, size) || raddr % size)
+        return REMORA_ERR_UNSUPPORTED;
+    if (size < 4 || (uintptr_t)fetched % size) {
+        uint64_t old;
+        int st = net_amo(m, off, size, op, operand, compare, &old);
+        if (st == REMORA_OK)
+            remora_amo_store(fetched, old, size);
+        return st;
+    }
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
+    union amo_buf x; /* UCX takes the operand when the atomic is posted */
+    st = posted(post_amo(ep, rk, raddr, size, op, operand, compare, &x, (union amo_buf *)fetched));
+    in->dirty[m->proc] = 1;
+    pthread_mutex_unlock(&in->lock);
+    return st;
+}
+
 /* Fetching atomics in flight together: 4- and 8-byte ones posted in batches
  * and waited for as a batch; 1- and 2-byte ones are loops of their own. */
 static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
@@ -730,6 +760,7 @@ const struct remora_transport remora_net = {
     .getv = net_getv,
     .amo = net_amo,
     .amov = net_amov,
+    .amo_nbi = net_amo_nbi,
     .read = net_read,
     .flush = net_flush,
     .release = net_release,

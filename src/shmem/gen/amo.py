@@ -56,11 +56,13 @@ def routines(n, c, op, name=None):
 
 def nbi(n, c, op):
     """TYPE_atomic_<op>_nbi(TYPE *fetch, ...): the old value lands in *fetch by
-    the next quiet (here: when the call returns)."""
+    the next quiet (over the network: the quiet's flush waits for it)."""
     p = ["%s *fetch" % c] + params(op, c)
     dest = "source" if op == "fetch" else "dest"
+    kind, operands, rop, operand, compare = OPS[op]
     return Fn("%s_atomic_%s_nbi" % (n, op), "void", p,
-              "uint64_t old = %s; *fetch = R(%s, old);" % (call(op, c, 1, dest), c), ctx=True)
+              "remora_shmem_amo_nbi({routine}, {ctx}, (void *)%s, sizeof(%s), %s, %s, %s, pe, fetch);"
+              % (dest, c, rop, operand, compare), ctx=True)
 
 
 def functions():
