@@ -48,6 +48,7 @@ MPI_Op remora_shmem_int_op(enum remora_shmem_int_op op);
  * group, as the spec requires of the program. */
 struct remora_shmem_coll_shm {
     int slot;
+    int central; /* the barrier: central (an oversubscribed node) or dissemination */
     uint64_t epoch;
     const int *world_pe;
 };

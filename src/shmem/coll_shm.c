@@ -13,6 +13,13 @@
  *    it writes only grow, so a flag already at e + 1 also releases e.  After
  *    ceil(log2 n) rounds every PE has arrived, and everything each wrote
  *    before arriving is visible (release/acquire along the rounds).
+ *    On an oversubscribed node (more PEs than cores) each round needs its
+ *    partner scheduled, so there S1 is central instead: every PE adds 1 to
+ *    flag 0 of rank 0 (after collective e it holds e * n), and the PE that
+ *    brings it to e * n stores e into flag 1 of every PE, which each waits
+ *    for: one wake-up per PE (8 PEs on 2 cores: 7.5 us per barrier against
+ *    14 us).  The group agrees on the choice when it is made; the environment
+ *    may force either (REMORA_SHMEM_BARRIER=central|dissemination).
  * S2 (data areas): collective e uses area e % 2.  A PE writes area e % 2 of
  *    another PE for collective e + 2 only after the barrier of e + 1, which
  *    the other PE enters only after it has read area e % 2 for collective e.
@@ -87,12 +94,16 @@ void remora_shmem_coll_shm_attach(struct remora_shmem_coll_shm *s, MPI_Comm comm
     int mapped = n <= MAX_PES;
     for (int i = 0; i < n && mapped; i++)
         mapped = remora_shmem.view[world_pe[i]] != NULL;
-    /* each PE offers the lowest 8 slots free here; the group takes the lowest offered by all */
-    uint32_t offered = mapped ? take_free(8) : 0, common = 0;
-    if (PMPI_Allreduce(&offered, &common, 1, MPI_UINT32_T, MPI_BAND, comm) != MPI_SUCCESS)
+    /* each PE offers the lowest 8 slots free here; the group takes the lowest
+     * offered by all (and bit 32 stays when no PE is oversubscribed) */
+    uint32_t offered = mapped ? take_free(8) : 0;
+    int barrier = remora_ctx.config.shmem_barrier, central = barrier == 1 || (barrier == 0 && remora_ctx.oversubscribed);
+    uint64_t mine = offered | (uint64_t)!central << 32, common = 0;
+    if (PMPI_Allreduce(&mine, &common, 1, MPI_UINT64_T, MPI_BAND, comm) != MPI_SUCCESS)
         remora_shmem_abort("shmem team", "the host MPI could not agree on a collective slot");
-    if (common) {
-        s->slot = __builtin_ctz(common);
+    if ((uint32_t)common) {
+        s->slot = __builtin_ctz((uint32_t)common);
+        s->central = !(common >> 32);
         offered &= ~(1u << s->slot);
     }
     give_back(offered);
@@ -115,6 +126,16 @@ static void arrive_and_wait(const struct remora_shmem_group *g, uint64_t e)
     const struct remora_shmem_coll_shm *s = g->shm;
     struct slot *mine = slot_at(remora_shmem.my_pe, s->slot);
     struct remora_doorbell *bell = (struct remora_doorbell *)remora_shmem.heap.base;
+    if (s->central) {
+        _Atomic uint64_t *arrivals = &slot_at(s->world_pe[0], s->slot)->flag[0].epoch;
+        if (atomic_fetch_add_explicit(arrivals, 1, memory_order_seq_cst) + 1 == e * (uint64_t)g->n)
+            for (int j = 0; j < g->n; j++) { /* the last to arrive releases everyone */
+                atomic_exchange_explicit(&slot_at(s->world_pe[j], s->slot)->flag[1].epoch, e, memory_order_seq_cst);
+                remora_shmem_ring(s->world_pe[j]);
+            }
+        REMORA_WAIT_UNTIL(bell, atomic_load_explicit(&mine->flag[1].epoch, memory_order_acquire) >= e);
+        return;
+    }
     for (int k = 0, d = 1; d < g->n; k++, d *= 2) {
         int to = s->world_pe[(g->me + d) % g->n];
         /* a seq_cst read-modify-write, as the doorbell's protocol asks of the change */
