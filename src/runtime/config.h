@@ -11,6 +11,12 @@ enum remora_progress_choice { REMORA_PROGRESS_AUTO, REMORA_PROGRESS_ON, REMORA_P
 
 enum remora_log_level { REMORA_LOG_ERROR, REMORA_LOG_WARN, REMORA_LOG_INFO, REMORA_LOG_DEBUG };
 
+enum remora_shmem_barrier_choice {
+    REMORA_SHMEM_BARRIER_AUTO,
+    REMORA_SHMEM_BARRIER_CENTRAL,
+    REMORA_SHMEM_BARRIER_DISSEMINATION,
+};
+
 struct remora_config {
     enum remora_transport_choice transport; /* REMORA_TRANSPORT=auto|ucx                      */
     int node_size;          /* REMORA_NODE_SIZE=k: simulate nodes of k ranks (0: real nodes)   */
@@ -21,8 +27,8 @@ struct remora_config {
     int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
     int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */
-    int shmem_barrier;      /* REMORA_SHMEM_BARRIER=auto|central|dissemination: OpenSHMEM's barrier
-                               on the node (auto: central when the node is oversubscribed)     */
+    enum remora_shmem_barrier_choice shmem_barrier; /* REMORA_SHMEM_BARRIER=auto|central|dissemination:
+                               OpenSHMEM's barrier on the node (auto: central when oversubscribed) */
 };
 
 /* Fills *cfg from the environment; a malformed value is reported and the default kept. */

@@ -97,7 +97,8 @@ void remora_shmem_coll_shm_attach(struct remora_shmem_coll_shm *s, MPI_Comm comm
     /* each PE offers the lowest 8 slots free here; the group takes the lowest
      * offered by all (and bit 32 stays when no PE is oversubscribed) */
     uint32_t offered = mapped ? take_free(8) : 0;
-    int barrier = remora_ctx.config.shmem_barrier, central = barrier == 1 || (barrier == 0 && remora_ctx.oversubscribed);
+    enum remora_shmem_barrier_choice b = remora_ctx.config.shmem_barrier;
+    int central = b == REMORA_SHMEM_BARRIER_CENTRAL || (b == REMORA_SHMEM_BARRIER_AUTO && remora_ctx.oversubscribed);
     uint64_t mine = offered | (uint64_t)!central << 32, common = 0;
     if (PMPI_Allreduce(&mine, &common, 1, MPI_UINT64_T, MPI_BAND, comm) != MPI_SUCCESS)
         remora_shmem_abort("shmem team", "the host MPI could not agree on a collective slot");
