@@ -249,6 +249,8 @@ int remora_shmem_group_reduce(const struct remora_shmem_group *g, void *dest, co
         remora_shmem_shm_reduce(g, dest, source, nreduce, type, elem, op, 0, 0);
         return MPI_SUCCESS;
     }
+    if (g->hier)
+        return remora_shmem_hier_reduce(g->hier, dest, source, nreduce, type, elem, op);
     int rc = MPI_SUCCESS, in_place = dest == source;
     size_t off = 0;
     do {
@@ -290,7 +292,7 @@ int remora_shmem_group_sync(const struct remora_shmem_group *g)
         remora_shmem_shm_sync(g);
         return MPI_SUCCESS;
     }
-    return PMPI_Barrier(g->comm);
+    return g->hier ? remora_shmem_hier_sync(g->hier) : PMPI_Barrier(g->comm);
 }
 
 /* ---- team collectives ----------------------------------------------------------------- */

@@ -54,12 +54,37 @@ struct remora_shmem_coll_shm {
 };
 
 /* The PEs a collective runs on: the communicator, this PE's rank, the size,
- * and the shared-memory state (NULL: the communicator's collectives). */
+ * and how its collectives run: in shared memory (shm), or as a hierarchy
+ * (hier: a group that spans nodes, with several PEs on some node), or when
+ * both are NULL with the communicator's collectives. */
 struct remora_shmem_group {
     MPI_Comm comm;
     int me, n;
     struct remora_shmem_coll_shm *shm;
+    struct remora_shmem_coll_hier *hier;
 };
+
+/* A group across nodes (coll_hier.c): its PEs on this node, which run in
+ * shared memory among themselves when they get a slot, and the first PE of
+ * each node, which run the host MPI's collectives among themselves
+ * (leaders.comm is MPI_COMM_NULL at the other PEs). */
+struct remora_shmem_coll_hier {
+    struct remora_shmem_group node, leaders;
+    struct remora_shmem_coll_shm shm;
+    int *node_world_pe;
+};
+
+/* ---- how a group runs its collectives (coll_hier.c) ---------------------------------- */
+/* Collective over comm, whose rank i is world PE world_pe[i] (an array that
+ * outlives the state): a shared-memory slot when every PE maps every other's
+ * heap, else a hierarchy when the group has several PEs on some node, else
+ * neither (*h NULL, s->slot -1).  Detach is local. */
+void remora_shmem_coll_attach(struct remora_shmem_coll_shm *s, struct remora_shmem_coll_hier **h, MPI_Comm comm,
+                              const int *world_pe, int n);
+void remora_shmem_coll_detach(struct remora_shmem_coll_shm *s, struct remora_shmem_coll_hier **h);
+int remora_shmem_hier_sync(const struct remora_shmem_coll_hier *h);
+int remora_shmem_hier_reduce(const struct remora_shmem_coll_hier *h, void *dest, const void *source, size_t nreduce,
+                             MPI_Datatype type, size_t elem, MPI_Op op);
 
 /* ---- shared-memory collectives (coll_shm.c) --------------------------------------- */
 /* Collective over comm, whose rank i is world PE world_pe[i] (an array that

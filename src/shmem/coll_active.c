@@ -21,6 +21,7 @@ struct active_set {
     int start, log_stride, size;
     int *world_pe;
     struct remora_shmem_coll_shm shm;
+    struct remora_shmem_coll_hier *hier;
     struct remora_shmem_group g;
     struct active_set *next;
 };
@@ -76,8 +77,8 @@ static struct active_set *make(const char *routine, int start, int log_stride, i
         remora_shmem_abort(routine, "the host MPI could not make the active set's communicator");
     s->start = start, s->log_stride = log_stride, s->size = size;
     s->world_pe = ranks;
-    remora_shmem_coll_shm_attach(&s->shm, s->g.comm, ranks, size);
-    s->g.me = me, s->g.n = size, s->g.shm = s->shm.slot >= 0 ? &s->shm : NULL;
+    remora_shmem_coll_attach(&s->shm, &s->hier, s->g.comm, ranks, size);
+    s->g.me = me, s->g.n = size, s->g.shm = s->shm.slot >= 0 ? &s->shm : NULL, s->g.hier = s->hier;
     pthread_mutex_lock(&sets_lock);
     s->next = sets;
     sets = s;
@@ -100,7 +101,7 @@ void remora_shmem_active_sets_free(void)
     while (sets) {
         struct active_set *s = sets;
         sets = s->next;
-        remora_shmem_coll_shm_detach(&s->shm);
+        remora_shmem_coll_detach(&s->shm, &s->hier);
         PMPI_Comm_free(&s->g.comm);
         free(s->world_pe);
         free(s);

@@ -45,7 +45,7 @@ static int team_fill(struct remora_shmem_team *t, const int *pes, int n, MPI_Com
     }
     t->comm = comm;
     t->predefined = 1;
-    remora_shmem_coll_shm_attach(&t->shm, comm, t->world_pe, n);
+    remora_shmem_coll_attach(&t->shm, &t->hier, comm, t->world_pe, n);
     return 0;
 }
 
@@ -72,7 +72,7 @@ static void made_release(struct made_team *m)
     m->prev->next = m->next;
     m->next->prev = m->prev;
     pthread_mutex_unlock(&made_lock);
-    remora_shmem_coll_shm_detach(&m->t.shm);
+    remora_shmem_coll_detach(&m->t.shm, &m->t.hier);
     if (m->t.comm != MPI_COMM_NULL)
         PMPI_Comm_free(&m->t.comm);
     free(m->t.world_pe);
@@ -86,7 +86,7 @@ void remora_shmem_teams_finalize(void)
         made_release(made.next);
     struct remora_shmem_team *pre[] = {&remora_shmem_team_world, &remora_shmem_team_shared};
     for (int i = 0; i < 2; i++) {
-        remora_shmem_coll_shm_detach(&pre[i]->shm);
+        remora_shmem_coll_detach(&pre[i]->shm, &pre[i]->hier);
         if (pre[i]->comm != MPI_COMM_NULL)
             PMPI_Comm_free(&pre[i]->comm);
         free(pre[i]->world_pe);
@@ -169,7 +169,7 @@ static int team_make(const struct remora_shmem_team *parent, int color, int key,
         return 0;
     }
     m->t = (struct remora_shmem_team){.my_pe = me, .n_pes = n, .world_pe = pes, .comm = comm, .config_mask = mask};
-    remora_shmem_coll_shm_attach(&m->t.shm, comm, pes, n);
+    remora_shmem_coll_attach(&m->t.shm, &m->t.hier, comm, pes, n);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) /* else invalid: the split fails (split_end) */
         m->t.config.num_contexts = config->num_contexts;
     pthread_mutex_lock(&made_lock);
@@ -274,7 +274,7 @@ void pshmem_team_destroy(shmem_team_t team)
         return;
     }
     remora_shmem_quiet_all();
-    remora_shmem_coll_shm_detach(&t->shm);
+    remora_shmem_coll_detach(&t->shm, &t->hier);
     PMPI_Comm_free(&t->comm);
     free(t->world_pe);
     t->world_pe = NULL;

@@ -1,7 +1,7 @@
 /* Teams (team.c): an ordered set of PEs with its own PE numbers, a
- * communicator of the host MPI over the same PEs in the same order, a slot
- * for collectives in shared memory when all its PEs are on this node (else
- * the collectives use the communicator), and its configuration. */
+ * communicator of the host MPI over the same PEs in the same order, how its
+ * collectives run (coll.h: in shared memory when all its PEs are on this
+ * node, else as a hierarchy or on the communicator), and its configuration. */
 #ifndef REMORA_SHMEM_TEAM_H
 #define REMORA_SHMEM_TEAM_H
 
@@ -20,13 +20,14 @@ struct remora_shmem_team {
     int contexts;             /* contexts made from the team and not destroyed              */
     int predefined;           /* SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED: never destroyed     */
     struct remora_shmem_coll_shm shm; /* the collectives in shared memory (coll_shm.c)          */
+    struct remora_shmem_coll_hier *hier; /* or across nodes as a hierarchy (coll_hier.c)        */
 };
 
 /* What the team's collectives run on (coll.h). */
 static inline struct remora_shmem_group remora_shmem_team_group(struct remora_shmem_team *t)
 {
     return (struct remora_shmem_group){.comm = t->comm, .me = t->my_pe, .n = t->n_pes,
-                                       .shm = t->shm.slot >= 0 ? &t->shm : NULL};
+                                       .shm = t->shm.slot >= 0 ? &t->shm : NULL, .hier = t->hier};
 }
 
 extern struct remora_shmem_team remora_shmem_team_world, remora_shmem_team_shared;
