@@ -11,8 +11,9 @@ static void fail(const char *routine, int st, int pe)
     remora_shmem_abort(routine, "the transfer to or from PE %d failed: %s", pe, remora_status_str(st));
 }
 
-/* The source of a blocking put may be reused at return: over the network
- * that takes the flush (the transport completes transfers only there). */
+/* Strided transfers through the transport are vectors of puts or gets, which
+ * the transport completes only at a flush: then the source is free again
+ * (put) or the data is here (get). */
 static void complete_locally(const char *routine, const struct remora_rmem *m, int pe)
 {
     int st = remora_flush(m);
@@ -51,13 +52,12 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
             remora_mapped_copy(to, (const char *)src + done, n);
             continue;
         }
-        int st = remora_put(m, off, (const char *)src + done, n);
+        /* the source of a blocking put may be reused at return (local completion) */
+        const char *from = (const char *)src + done;
+        int st = nbi ? remora_put(m, off, from, n) : remora_write(m, off, from, n);
         if (st != REMORA_OK)
             fail(routine, st, pe);
-        if (nbi)
-            atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
-        else
-            complete_locally(routine, m, pe);
+        atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
     }
     mark_written(pe);
 }

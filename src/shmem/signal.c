@@ -1,10 +1,11 @@
 /* Put with signal and the signal routines.  A signal is a uint64_t updated
  * atomically (in the atomicity domain of its word, as every atomic); the data
- * of put_signal is delivered before the signal changes, which ops.h's put
- * gives by construction: a mapped copy precedes the sequentially consistent
- * atomic, and a blocking put through the transport is complete when it
- * returns (so put_signal_nbi is the blocking one: the transport has no cheaper
- * way to order a put before an atomic than completing it). */
+ * of put_signal is delivered before the signal changes: a mapped copy
+ * precedes the sequentially consistent atomic, and a put through the
+ * transport (only locally complete when it returns) is completed by a quiet
+ * before the atomic, since the network may reorder a put and an atomic (so
+ * put_signal_nbi is the blocking one: the transport has no cheaper way to
+ * order a put before an atomic than completing it). */
 #include "shmem/api.h"
 #include "shmem/ctx.h"
 #include "shmem/ops.h"
@@ -22,8 +23,11 @@ void remora_shmem_put_signal(const char *routine, const struct remora_shmem_ctx 
                              size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
     int op = signal_op(routine, sig_op);
-    remora_shmem_put(routine, ctx, dest, src, len, pe, 0);
-    remora_shmem_amo(routine, ctx, sig_addr, sizeof *sig_addr, op, signal, 0, pe, 0);
+    pe = remora_shmem_world_pe(routine, ctx, pe);
+    remora_shmem_put(routine, &remora_shmem_ctx_default, dest, src, len, pe, 0);
+    if (!remora_shmem_heap_view(dest, len, pe))
+        remora_shmem_quiet_all();
+    remora_shmem_amo(routine, &remora_shmem_ctx_default, sig_addr, sizeof *sig_addr, op, signal, 0, pe, 0);
 }
 
 uint64_t pshmem_signal_fetch(const uint64_t *sig_addr) { return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE); }

@@ -99,6 +99,8 @@ struct remora_transport {
     int (*amo_nbi)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                    uint64_t compare, void *fetched);
     int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
+    /* NULL: remora_write is a put and a flush */
+    int (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
     int (*flush)(int proc); /* proc < 0: every owner */
     void (*release)(struct remora_rmem *m);
 };
@@ -120,6 +122,16 @@ static inline int remora_put(const struct remora_rmem *m, uint64_t off, const vo
 {
     struct remora_iov v = {(void *)src, off, len};
     return m->tp->putv(m, &v, 1);
+}
+
+/* A put whose source may be reused when it returns (OpenSHMEM's blocking
+ * put); it is remotely complete at the next flush, as any put. */
+static inline int remora_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+{
+    if (m->tp->write)
+        return m->tp->write(m, off, src, len);
+    int st = remora_put(m, off, src, len);
+    return st == REMORA_OK ? m->tp->flush(m->proc) : st;
 }
 
 static inline int remora_get(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)

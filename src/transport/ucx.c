@@ -486,6 +486,23 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
 static int net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
 static int net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
 
+/* Waits for the put's local completion only (UCX has copied the source or
+ * sent it); the flush still waits for the remote one. */
+static int net_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+{
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
+    ucp_request_param_t prm = {0};
+    st = wait(in, ucp_put_nbx(ep, src, len, m->base + off, rk, &prm));
+    in->dirty[m->proc] = 1;
+    pthread_mutex_unlock(&in->lock);
+    return st;
+}
+
 static int net_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     struct instance *in;
@@ -762,6 +779,7 @@ const struct remora_transport remora_net = {
     .amov = net_amov,
     .amo_nbi = net_amo_nbi,
     .read = net_read,
+    .write = net_write,
     .flush = net_flush,
     .release = net_release,
 };
