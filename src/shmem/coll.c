@@ -1,8 +1,9 @@
-/* Team collectives over the host MPI's collectives on the team's
- * communicator (see coll.h for why and what may replace them), the untyped
- * routines (barrier_all, sync_all, the *mem variants), and the group
- * operations that the typed routines (gen/coll.py) and the deprecated
- * active-set routines (coll_active.c) are made of.
+/* Team collectives, the untyped routines (barrier_all, sync_all, the *mem
+ * variants), and the group operations that the typed routines (gen/coll.py)
+ * and the deprecated active-set routines (coll_active.c) are made of: each
+ * runs in shared memory (coll_shm.c) or as a hierarchy (coll_hier.c) when
+ * the group has one, and otherwise on the host MPI's collectives over the
+ * group's communicator, here.
  *
  * Data moves as bytes (the PEs share one data representation); reductions
  * and scans use the MPI type and operation of the OpenSHMEM type and

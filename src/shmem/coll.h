@@ -1,4 +1,4 @@
-/* Collectives (coll.c, coll_active.c): what the generated typed routines of
+/* Collectives (coll.c, coll_active.c, coll_shm.c, coll_hier.c): what the generated typed routines of
  * gen/coll.py are made of.
  *
  * Each collective runs on a *group*: the host MPI communicator of a team
@@ -8,10 +8,11 @@
  * (PMPI_Bcast, Allgather[v], Alltoall, Allreduce, Scan, Exscan) on that
  * communicator, unless every PE of the group maps every other's heap (they
  * are on this node): then the group has a slot in the heaps (coll_shm.c) and
- * its collectives run in shared memory, with no MPI call.  Either way,
- * threads may run collectives on different teams at once (the host allows
- * concurrent collectives on distinct communicators; each group has its own
- * slot).
+ * its collectives run in shared memory, with no MPI call.  A group across
+ * nodes with several PEs on some node syncs and reduces as a hierarchy
+ * (coll_hier.c).  Either way, threads may run collectives on different teams
+ * at once (the host allows concurrent collectives on distinct communicators;
+ * each group has its own slots).
  *
  * Team routines return 0, or nonzero for SHMEM_TEAM_INVALID, a root outside
  * the team or a failure of the host MPI; active-set routines return nothing,
