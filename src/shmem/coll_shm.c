@@ -29,10 +29,12 @@
  *
  * S4 (dest): no PE writes into another's dest before that PE has entered
  * the collective (the program may still be reading or preparing it until
- * then, as it may with MPI's collectives).  So data that belongs in dest
- * arrays (broadcast, collect, alltoall) moves after an S1 that every PE
- * entered: then it is put there directly (a copy into the mapped heap, or
- * CMA for static data), and a second S1 tells every PE it has all.
+ * then, as it may with MPI's collectives).  So broadcasts and fcollects that
+ * fit an area go through the areas (one S1, then each PE copies into its
+ * own dest); larger ones, collect and alltoall move after an S1 that every
+ * PE entered: then the data is put into dest directly (a copy into the
+ * mapped heap, or CMA for static data), and a second S1 tells every PE it
+ * has all.
  * Reductions and scans push each PE's part into the members' areas (S2
  * guards them), wait once, and reduce locally in rank order, so every PE
  * computes bit-identical results. */
@@ -148,6 +150,12 @@ static void arrive_and_wait(const struct remora_shmem_group *g, uint64_t e)
 
 void remora_shmem_shm_sync(const struct remora_shmem_group *g) { arrive_and_wait(g, ++g->shm->epoch); }
 
+/* Area e % 2 of the group's PE j (S2). */
+static char *area(const struct remora_shmem_group *g, int j, uint64_t e)
+{
+    return slot_at(g->shm->world_pe[j], g->shm->slot)->area[e % 2];
+}
+
 /* ---- data into the program's arrays -------------------------------------------------- */
 /* len bytes from src to dest at the group's PE j (here: a copy, unless in place). */
 static void put_to(const struct remora_shmem_group *g, int j, void *dest, const void *src, size_t len)
@@ -163,6 +171,20 @@ static void put_to(const struct remora_shmem_group *g, int j, void *dest, const 
 void remora_shmem_shm_broadcast(const struct remora_shmem_group *g, void *dest, const void *source, size_t bytes,
                                 int root, int root_too)
 {
+    if (bytes <= REMORA_SHMEM_COLL_AREA) { /* through the areas: one wait */
+        uint64_t e = ++g->shm->epoch;
+        if (g->me == root) {
+            for (int j = 0; j < g->n; j++)
+                if (j != root)
+                    memcpy(area(g, j, e), source, bytes);
+            if (root_too && dest != source)
+                memmove(dest, source, bytes);
+        }
+        arrive_and_wait(g, e);
+        if (g->me != root)
+            memcpy(dest, area(g, g->me, e), bytes);
+        return;
+    }
     remora_shmem_shm_sync(g); /* S4 */
     if (g->me == root)
         for (int j = 0; j < g->n; j++)
@@ -175,15 +197,22 @@ void remora_shmem_shm_collect(const struct remora_shmem_group *g, void *dest, co
                               int fixed)
 {
     size_t at = (size_t)g->me * bytes;
+    if (fixed && (size_t)g->n * bytes <= REMORA_SHMEM_COLL_AREA) { /* through the areas: one wait */
+        uint64_t e = ++g->shm->epoch;
+        for (int j = 0; j < g->n; j++)
+            memcpy(area(g, j, e) + at, source, bytes);
+        arrive_and_wait(g, e);
+        memcpy(dest, area(g, g->me, e), (size_t)g->n * bytes);
+        return;
+    }
     if (fixed) {
         remora_shmem_shm_sync(g); /* S4 */
     } else { /* where this PE's block goes: the sizes of the blocks before it (S2; the wait is S4's) */
         uint64_t e = ++g->shm->epoch, mine = bytes;
         for (int j = 0; j < g->n; j++)
-            memcpy(slot_at(g->shm->world_pe[j], g->shm->slot)->area[e % 2] + (size_t)g->me * sizeof mine, &mine,
-                   sizeof mine);
+            memcpy(area(g, j, e) + (size_t)g->me * sizeof mine, &mine, sizeof mine);
         arrive_and_wait(g, e);
-        const uint64_t *size = (const uint64_t *)slot_at(remora_shmem.my_pe, g->shm->slot)->area[e % 2];
+        const uint64_t *size = (const uint64_t *)area(g, g->me, e);
         at = 0;
         for (int j = 0; j < g->me; j++)
             at += size[j];
@@ -222,10 +251,9 @@ void remora_shmem_shm_reduce(const struct remora_shmem_group *g, void *dest, con
         size_t count = nelems - off < per ? nelems - off : per, len = count * elem;
         uint64_t e = ++g->shm->epoch;
         for (int j = from; j < g->n; j++)
-            memcpy(slot_at(g->shm->world_pe[j], g->shm->slot)->area[e % 2] + (size_t)g->me * stride,
-                   (const char *)source + off * elem, len);
+            memcpy(area(g, j, e) + (size_t)g->me * stride, (const char *)source + off * elem, len);
         arrive_and_wait(g, e);
-        const char *held = slot_at(remora_shmem.my_pe, g->shm->slot)->area[e % 2];
+        const char *held = area(g, g->me, e);
         char *out = (char *)dest + off * elem;
         if (upto == 0) /* exclusive scan at rank 0: zeros (every type's zero is all bits clear) */
             memset(out, 0, len);
