@@ -486,9 +486,9 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
 static int net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
 static int net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
 
-/* Waits for the put's local completion only (UCX has copied the source or
- * sent it); the flush still waits for the remote one. */
-static int net_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+/* One get or put, waited for: the get's data is here, the put's source is
+ * free again (UCX has copied or sent it; its remote completion is the flush's). */
+static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_t len, int put)
 {
     struct instance *in;
     ucp_ep_h ep;
@@ -497,24 +497,22 @@ static int net_write(const struct remora_rmem *m, uint64_t off, const void *src,
     if (st != REMORA_OK)
         return st;
     ucp_request_param_t prm = {0};
-    st = wait(in, ucp_put_nbx(ep, src, len, m->base + off, rk, &prm));
-    in->dirty[m->proc] = 1;
+    uint64_t raddr = m->base + off;
+    st = wait(in, put ? ucp_put_nbx(ep, local, len, raddr, rk, &prm) : ucp_get_nbx(ep, local, len, raddr, rk, &prm));
+    if (put)
+        in->dirty[m->proc] = 1;
     pthread_mutex_unlock(&in->lock);
     return st;
 }
 
 static int net_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
-    struct instance *in;
-    ucp_ep_h ep;
-    ucp_rkey_h rk;
-    int st = begin(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
-        return st;
-    ucp_request_param_t prm = {0};
-    st = wait(in, ucp_get_nbx(ep, dst, len, m->base + off, rk, &prm));
-    pthread_mutex_unlock(&in->lock);
-    return st;
+    return net_one(m, off, dst, len, 0);
+}
+
+static int net_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+{
+    return net_one(m, off, (void *)src, len, 1);
 }
 
 static ucp_atomic_op_t ucp_op_of(enum remora_amo_op op)
