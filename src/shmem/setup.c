@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/engine.h"
 #include "runtime/context.h"
@@ -32,8 +33,12 @@ _Noreturn void remora_shmem_abort(const char *routine, const char *fmt, ...)
     fflush(NULL);
     int up = 0;
     MPI_Initialized(&up);
-    if (up)
+    if (up) {
+        /* MPICH's launcher kills every process at the abort and, about once in
+         * ten runs here, before it has passed the message on: give it time */
+        nanosleep(&(struct timespec){.tv_nsec = 200 * 1000 * 1000}, NULL);
         PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
     abort();
 }
 
