@@ -89,8 +89,8 @@ int remora_shmem_hier_reduce(const struct remora_shmem_coll_hier *h, void *dest,
 
 /* ---- shared-memory collectives (coll_shm.c) --------------------------------------- */
 /* Collective over comm, whose rank i is world PE world_pe[i] (an array that
- * outlives the state): a slot free at every PE when each maps every other's
- * heap, else slot -1.  Detach is local (after the group's last collective here
+ * outlives the state), PEs whose heaps this PE maps (remora_shmem_coll_attach
+ * checks): a slot free at every PE, else slot -1 (none free, or too many PEs).  Detach is local (after the group's last collective here
  * nobody writes into this PE's slot any more). */
 void remora_shmem_coll_shm_attach(struct remora_shmem_coll_shm *s, MPI_Comm comm, const int *world_pe, int n);
 void remora_shmem_coll_shm_detach(struct remora_shmem_coll_shm *s);

@@ -57,7 +57,8 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
         int st = nbi ? remora_put(m, off, from, n) : remora_write(m, off, from, n);
         if (st != REMORA_OK)
             fail(routine, st, pe);
-        atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
+        if (nbi || remora_write_pending(m))
+            atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
     }
     mark_written(pe);
 }

@@ -125,7 +125,9 @@ static inline int remora_put(const struct remora_rmem *m, uint64_t off, const vo
 }
 
 /* A put whose source may be reused when it returns (OpenSHMEM's blocking
- * put); it is remotely complete at the next flush, as any put. */
+ * put).  Where the transport has its own write, the put is remotely complete
+ * only at the next flush (remora_write_pending says so); otherwise it is
+ * complete when it returns. */
 static inline int remora_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
 {
     if (m->tp->write)
@@ -133,6 +135,8 @@ static inline int remora_write(const struct remora_rmem *m, uint64_t off, const 
     int st = remora_put(m, off, src, len);
     return st == REMORA_OK ? m->tp->flush(m->proc) : st;
 }
+
+static inline int remora_write_pending(const struct remora_rmem *m) { return m->tp->write != NULL; }
 
 static inline int remora_get(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
@@ -161,6 +165,18 @@ static inline void remora_amo_store(void *p, uint64_t old, size_t size)
     }
 }
 
+/* A fetching atomic, done at once, whose old value is stored at fetched as a
+ * size-byte word. */
+static inline int remora_amo_into(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                                  uint64_t operand, uint64_t compare, void *fetched)
+{
+    uint64_t old;
+    int st = m->tp->amo(m, off, size, op, operand, compare, &old);
+    if (st == REMORA_OK)
+        remora_amo_store(fetched, old, size);
+    return st;
+}
+
 /* A fetching atomic that does not wait: the old value (size bytes, as the word
  * holds it) is in *fetched when the next flush toward the owner returns, and
  * fetched must stay valid until then (OpenSHMEM's non-blocking atomics). */
@@ -169,11 +185,7 @@ static inline int remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size
 {
     if (m->tp->amo_nbi)
         return m->tp->amo_nbi(m, off, size, op, operand, compare, fetched);
-    uint64_t old;
-    int st = m->tp->amo(m, off, size, op, operand, compare, &old);
-    if (st == REMORA_OK)
-        remora_amo_store(fetched, old, size);
-    return st;
+    return remora_amo_into(m, off, size, op, operand, compare, fetched);
 }
 
 /* Fetching atomics on n words, all complete when it returns (over the

@@ -651,13 +651,8 @@ static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, e
     uint64_t raddr = m->base + off;
     if (!remora_amo_size_ok(m, size) || raddr % size)
         return REMORA_ERR_UNSUPPORTED;
-    if (size < 4 || (uintptr_t)fetched % size) {
-        uint64_t old;
-        int st = net_amo(m, off, size, op, operand, compare, &old);
-        if (st == REMORA_OK)
-            remora_amo_store(fetched, old, size);
-        return st;
-    }
+    if (size < 4 || (uintptr_t)fetched % size)
+        return remora_amo_into(m, off, size, op, operand, compare, fetched);
     struct instance *in;
     ucp_ep_h ep;
     ucp_rkey_h rk;
