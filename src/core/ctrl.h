@@ -39,4 +39,37 @@ static inline int remora_ctrl_signal(const struct remora_win *w, int target, siz
     return st;
 }
 
+/* remora_ctrl_signal that may still be in flight when it returns: *old is
+ * valid once remora_ctrl_complete(w, target) has returned.  Lets a protocol
+ * step have atomics at two ranks in flight together (one round trip). */
+static inline int remora_ctrl_signal_nbi(const struct remora_win *w, int target, size_t off, enum remora_amo_op op,
+                                         uint64_t x, uint64_t cmp, uint64_t *old)
+{
+    const struct remora_rmem *m = &w->reach[target].ctrl;
+    if (remora_mapped(m, off))
+        return remora_ctrl_signal(w, target, off, op, x, cmp, old);
+    return remora_amo_nbi(m, off, 8, op, x, cmp, old);
+}
+
+static inline int remora_ctrl_complete(const struct remora_win *w, int target)
+{
+    const struct remora_rmem *m = &w->reach[target].ctrl;
+    return remora_mapped(m, 0) ? REMORA_OK : remora_flush(m);
+}
+
+/* Add x to a control word and ring: a release, which nobody needs to see
+ * complete, so over the network it is sent and not waited for. */
+static inline int remora_ctrl_release(const struct remora_win *w, int target, size_t off, uint64_t x)
+{
+    const struct remora_rmem *m = &w->reach[target].ctrl;
+    char *p = remora_mapped(m, off);
+    if (!p)
+        return remora_amo_post(m, off, 8, REMORA_AMO_ADD, x);
+    remora_mapped_amo64(p, REMORA_AMO_ADD, x, 0);
+    struct remora_doorbell *bell = remora_ctrl_bell(w, target);
+    if (bell)
+        remora_doorbell_ring(bell);
+    return REMORA_OK;
+}
+
 #endif

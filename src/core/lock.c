@@ -14,8 +14,11 @@
  *       most one EXCL holder: EXCL is set only by a CAS from a value with zero
  *       EXCL and SHARED parts; a shared locker that finds EXCL set withdraws.
  *   I2  EX_HELD > 0 and a held lock_all never coexist: an exclusive locker
- *       moves from EX_WAIT to EX_HELD only by a CAS from a value with ALL == 0,
- *       and lock_all keeps its increment only if EX_HELD was 0 when it added it.
+ *       keeps EX_HELD only if ALL was 0 when it added it (else it turns it into
+ *       EX_WAIT), moves from EX_WAIT to EX_HELD only by a CAS from a value with
+ *       ALL == 0, and lock_all keeps its increment only if EX_HELD was 0 when
+ *       it added it.  Of two racing adds on the one word, the later sees the
+ *       earlier.
  *   I3  Nobody waits while holding the global or local word of someone it
  *       waits for, except an exclusive locker, who holds EX_HELD while waiting
  *       for shared holders of its target; shared holders never wait on EX_HELD.
@@ -28,9 +31,10 @@
  * change rings; across nodes by backing off exponentially (bounded) so
  * contenders do not hammer the words.
  *
- * Costs (no contention): lock_all, shared lock, unlock, unlock_all: 1 remote
- * atomic; exclusive lock 2 (a CAS from 0 on each word; 4 when a word is in
- * use: announce and convert on each), exclusive unlock 2. */
+ * Costs (no contention): lock_all and shared lock: 1 remote atomic; exclusive
+ * lock 2 in flight together (one round trip); releases (unlock, unlock_all)
+ * are posted, not waited for: nobody needs to see them complete, and the
+ * next locker that finds the word still held waits for it to change. */
 #include "core/ctrl.h"
 #include "core/spin.h"
 #include "core/status.h"
@@ -95,22 +99,15 @@ static int acquire_reader(struct remora_win *w, int target, size_t off, uint64_t
     }
 }
 
-/* A writer: take a word nobody uses (0) with one CAS; otherwise announce with
- * `announce`, then convert the announcement into `hold` by CAS whenever
+/* A writer that has announced itself on word `off` (v: the word after its
+ * announcement): convert the announcement into `hold` by CAS whenever
  * `free_for_writer(v)`.  A transport status. */
-static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
-                          int (*free_for_writer)(uint64_t))
+static int await_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
+                        int (*free_for_writer)(uint64_t), uint64_t v)
 {
-    uint64_t v;
-    int st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, hold, 0, &v);
-    if (st != REMORA_OK || v == 0)
-        return st;
     struct remora_wait wt;
     remora_wait_init(&wt);
-    if ((st = fadd(w, target, off, announce, &v)) != REMORA_OK)
-        return st;
-    v += announce;
-    for (;;) {
+    for (int st;;) {
         if (free_for_writer(v)) {
             uint64_t seen;
             if ((st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
@@ -123,6 +120,40 @@ static int acquire_writer(struct remora_win *w, int target, size_t off, uint64_t
         if ((st = await_change(w, target, off, v, &wt, &v)) != REMORA_OK)
             return st;
     }
+}
+
+static int global_free(uint64_t v);
+static int local_free(uint64_t v);
+
+/* MPI_Win_lock(EXCLUSIVE): register at the master (EX_HELD) and take the
+ * target's EXCL, the two atomics in flight together: one round trip when
+ * nobody is in the way.  EX_HELD is added outright and kept only if no
+ * lock_all was held (I2: a lock_all keeps its increment only if EX_HELD was 0,
+ * so of two racing adds the second one sees the first); otherwise the locker
+ * turns it into an announcement (EX_WAIT) and waits for ALL == 0.  It may hold
+ * the target's EXCL meanwhile: lock_all holders wait on no local word, so
+ * that wait ends (I3).  A transport status. */
+static int acquire_exclusive(struct remora_win *w, int target)
+{
+    uint64_t g, l;
+    int st = remora_ctrl_signal_nbi(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, REMORA_AMO_ADD, GLOBAL_EX_HELD, 0, &g);
+    int st_local = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l);
+    int st_done = remora_ctrl_complete(w, MASTER);
+    if ((st = st != REMORA_OK ? st : st_local != REMORA_OK ? st_local : st_done) != REMORA_OK)
+        return st;
+    if (!global_free(g)) {
+        const uint64_t to_waiting = GLOBAL_EX_WAIT - GLOBAL_EX_HELD;
+        if ((st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, to_waiting, &g)) != REMORA_OK ||
+            (st = await_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free,
+                               g + to_waiting)) != REMORA_OK)
+            return st;
+    }
+    if (l != 0) {
+        if ((st = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, &l)) != REMORA_OK)
+            return st;
+        st = await_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free, l + LOCAL_WAITING);
+    }
+    return st;
 }
 
 static int local_blocked(uint64_t v) { return (v & LOCAL_EXCL) != 0; }
@@ -184,9 +215,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         if (lock_type == MPI_LOCK_SHARED) {
             st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
         } else {
-            st = acquire_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free);
-            if (st == REMORA_OK)
-                st = acquire_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free);
+            st = acquire_exclusive(w, target);
         }
     }
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
@@ -226,16 +255,15 @@ int remora_unlock(struct remora_win *w, int target)
      * itself a full barrier (a seq_cst read-modify-write on the lock word)
      * unless MPI_MODE_NOCHECK left no lock word to release. */
     int st = REMORA_OK, st2 = REMORA_OK;
-    uint64_t old;
     if ((state & 0x80) || w->spans_nodes)
         st = remora_flush_target(w, target);
     if (!(state & 0x80)) { /* released even if the flush failed: others must not wait forever */
         if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
-            st2 = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL, &old);
+            st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
             if (st2 == REMORA_OK)
-                st2 = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD, &old);
+                st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
         } else {
-            st2 = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED, &old);
+            st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
         }
     }
     remora_spin_lock(&w->sync_lock);
@@ -287,9 +315,8 @@ int remora_unlock_all(struct remora_win *w)
     remora_spin_unlock(&w->sync_lock);
     /* completed and released outside sync_lock: these are remote operations */
     int st = remora_flush_all(), st2 = REMORA_OK;
-    uint64_t old;
     if (!(held & 2))
-        st2 = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL, &old);
+        st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
     remora_spin_lock(&w->sync_lock);
     w->lock_all_held = 0;
     remora_spin_unlock(&w->sync_lock);

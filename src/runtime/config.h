@@ -27,6 +27,7 @@ struct remora_config {
     int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
     int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */
+    int net_spin_us;        /* REMORA_NET_SPIN_US: how long a wait for the network spins before it sleeps */
     enum remora_shmem_barrier_choice shmem_barrier; /* REMORA_SHMEM_BARRIER=auto|central|dissemination:
                                OpenSHMEM's barrier on the node (auto: central when oversubscribed) */
 };

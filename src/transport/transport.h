@@ -98,6 +98,8 @@ struct remora_transport {
     /* NULL: remora_amo_nbi does a fetching amo */
     int (*amo_nbi)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                    uint64_t compare, void *fetched);
+    /* NULL: remora_amo_post does a non-fetching amo */
+    int (*amo_post)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand);
     int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
     /* NULL: remora_write is a put and a flush */
     int (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
@@ -186,6 +188,18 @@ static inline int remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size
     if (m->tp->amo_nbi)
         return m->tp->amo_nbi(m, off, size, op, operand, compare, fetched);
     return remora_amo_into(m, off, size, op, operand, compare, fetched);
+}
+
+/* A non-fetching atomic that no flush waits for: it has left this process
+ * when this returns and reaches the target without further calls, but a
+ * flush does not wait for its remote completion.  For releasing a lock word,
+ * which nobody needs to see complete: waiting for it would cost a round trip. */
+static inline int remora_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                                  uint64_t operand)
+{
+    if (m->tp->amo_post)
+        return m->tp->amo_post(m, off, size, op, operand);
+    return m->tp->amo(m, off, size, op, operand, 0, NULL);
 }
 
 /* Fetching atomics on n words, all complete when it returns (over the

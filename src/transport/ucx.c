@@ -1,6 +1,6 @@
 /* The net transport over UCX (see net.h). */
-#include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@ struct instance {
     ucp_ep_h *eps;       /* by world rank, made on first use     */
     uint8_t *dirty;      /* by world rank: posted since the last flush */
     int id;              /* index in net.instance (-1: the target worker) */
+    int efd;             /* the worker's wake-up fd (-1: none, waits only spin) */
     _Atomic int users;   /* threads using it */
 };
 
@@ -45,8 +46,9 @@ static struct {
     void *my_addr;
     size_t my_addr_len;
     void **peer_addr;             /* by world rank, learned at wire-up */
-    int progress_started, efd;
+    int progress_started;
     _Atomic int progress_stop;
+    _Atomic int progress_running; /* the progress thread serves the target worker */
     pthread_t progress_thread;
 } net = {.init_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -63,7 +65,11 @@ static int instance_init(struct instance *in, int id)
     pthread_mutex_init(&in->lock, NULL);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    return in->eps && in->dirty && ucp_worker_create(net.ctx, &wp, &in->worker) == UCS_OK ? 0 : -1;
+    if (!in->eps || !in->dirty || ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK)
+        return -1;
+    if (ucp_worker_get_efd(in->worker, &in->efd) != UCS_OK)
+        in->efd = -1;
+    return 0;
 }
 
 static void instance_destroy(struct instance *in)
@@ -269,24 +275,57 @@ static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep
     return REMORA_OK;
 }
 
-/* Progress the target worker if nobody else does right now. */
+/* Progress the target worker if nobody else does right now.  A waiting
+ * thread serves requests itself rather than wait for the progress thread to
+ * wake up (its own requests to itself among them); when it did some work, it
+ * signals the progress thread, which then progresses and re-arms the worker:
+ * work left behind by this call has no event of its own to wake it. */
 static void progress_target(void)
 {
     if (pthread_mutex_trylock(&net.target.lock) == 0) {
-        ucp_worker_progress(net.target.worker);
+        unsigned did = ucp_worker_progress(net.target.worker);
         pthread_mutex_unlock(&net.target.lock);
+        if (did && atomic_load_explicit(&net.progress_running, memory_order_relaxed))
+            ucp_worker_signal(net.target.worker);
     }
 }
 
-/* Wait for request r of instance in (locked). */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until worker `in` (locked) has an event, unless it has work right now. */
+static void sleep_on(struct instance *in)
+{
+    if (ucp_worker_arm(in->worker) == UCS_OK)
+        poll(&(struct pollfd){.fd = in->efd, .events = POLLIN}, 1, -1);
+}
+
+/* Wait for request r of instance in (locked): progress, and after
+ * REMORA_NET_SPIN_US without completion sleep on the worker's wake-up fd, so
+ * that threads and processes sharing the cores (the target's progress thread
+ * among them) get them.  Sleeping needs the progress thread: our own target
+ * worker may be the peer (loopback), and then somebody else must serve it. */
 static int wait(struct instance *in, ucs_status_ptr_t r)
 {
     if (!UCS_PTR_IS_PTR(r))
         return UCS_PTR_STATUS(r) == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
     ucs_status_t st;
-    while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
-        ucp_worker_progress(in->worker);
-        progress_target(); /* our own target worker may be the peer (loopback) */
+    uint64_t sleep_at = 0;
+    for (unsigned idle = 0; (st = ucp_request_check_status(r)) == UCS_INPROGRESS;) {
+        if (ucp_worker_progress(in->worker))
+            continue;
+        progress_target();
+        if (++idle % 64 || in->efd < 0 || !atomic_load_explicit(&net.progress_running, memory_order_relaxed))
+            continue;
+        uint64_t t = now_ns();
+        if (!sleep_at)
+            sleep_at = t + (uint64_t)remora_ctx.config.net_spin_us * 1000u;
+        else if (t >= sleep_at)
+            sleep_on(in);
     }
     ucp_request_free(r);
     return st == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
@@ -308,10 +347,8 @@ static void start_progress_thread(void)
 {
     if (net.progress_started)
         return;
-    if (ucp_worker_get_efd(net.target.worker, &net.efd) != UCS_OK) {
+    if (net.target.efd < 0)
         remora_log(REMORA_LOG_WARN, "no UCX wake-up fd: the progress thread will poll");
-        net.efd = -1;
-    }
     atomic_store(&net.progress_stop, 0);
     if (pthread_create(&net.progress_thread, NULL, progress_main, NULL) == 0)
         net.progress_started = 1;
@@ -319,29 +356,56 @@ static void start_progress_thread(void)
         remora_log(REMORA_LOG_WARN, "cannot start the progress thread: passive targets progress only in MPI calls");
 }
 
-/* Serve the target worker: progress while there is work, sleep on its fd otherwise. */
+/* Progress the target worker (locked) until it has had no work for
+ * REMORA_NET_SPIN_US, yielding the lock and the core now and then: a request
+ * that follows a reply within a round trip (a ping-pong) is then served
+ * without a wake-up. */
+static void serve_target(void)
+{
+    uint64_t budget = (uint64_t)remora_ctx.config.net_spin_us * 1000u, until = 0;
+    for (unsigned idle = 0;;) {
+        if (ucp_worker_progress(net.target.worker)) {
+            idle = 0;
+            until = 0;
+            continue;
+        }
+        if (++idle % 16)
+            continue;
+        uint64_t t = now_ns();
+        if (!until)
+            until = t + budget;
+        if (t >= until)
+            return;
+        pthread_mutex_unlock(&net.target.lock);
+        sched_yield();
+        pthread_mutex_lock(&net.target.lock);
+    }
+}
+
+/* Serve the target worker, then sleep on its wake-up fd until an arrival,
+ * another thread's progress_target or stop_progress_thread rings it.  No
+ * timer: until every such case rang, a 1 ms tick hid lost events and cost a
+ * wake-up per millisecond (the closing note of issue 11 has the measurements). */
 static void *progress_main(void *arg)
 {
     (void)arg;
+    atomic_store(&net.progress_running, 1);
+    pthread_mutex_lock(&net.target.lock);
     while (!atomic_load(&net.progress_stop)) {
-        pthread_mutex_lock(&net.target.lock);
-        while (ucp_worker_progress(net.target.worker))
-            ;
-        ucs_status_t armed = net.efd >= 0 ? ucp_worker_arm(net.target.worker) : UCS_ERR_BUSY;
-        pthread_mutex_unlock(&net.target.lock);
-        if (armed == UCS_OK) {
-            /* The wake-up fd alone is not enough here: with UCX 1.13 over tcp
-             * and oversubscribed ranks some work is left that no event announces
-             * (we suspect replies that could not be sent at once); MPICH tests
-             * at 4 ranks took 25 s with a 100 ms timeout and 5 s with 1 ms.
-             * Waking each millisecond bounds that delay at a negligible cost. */
-            struct pollfd pfd = {.fd = net.efd, .events = POLLIN};
-            poll(&pfd, 1, 1);
-        } else if (armed != UCS_ERR_BUSY) {
-            struct timespec ts = {0, 50000};
-            nanosleep(&ts, NULL);
+        serve_target();
+        if (net.target.efd < 0) {
+            pthread_mutex_unlock(&net.target.lock);
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+        } else {
+            ucs_status_t armed = ucp_worker_arm(net.target.worker);
+            pthread_mutex_unlock(&net.target.lock);
+            if (armed == UCS_OK)
+                poll(&(struct pollfd){.fd = net.target.efd, .events = POLLIN}, 1, -1);
         }
+        pthread_mutex_lock(&net.target.lock);
     }
+    pthread_mutex_unlock(&net.target.lock);
+    atomic_store(&net.progress_running, 0);
     return NULL;
 }
 
@@ -666,6 +730,28 @@ static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, e
     return st;
 }
 
+/* A non-fetching atomic, waited for until it has left (local completion) but
+ * not marked for the next flush (remora_amo_post). */
+static int net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                        uint64_t operand)
+{
+    uint64_t raddr = m->base + off;
+    if (!remora_amo_size_ok(m, size) || raddr % size || op == REMORA_AMO_CSWAP || op == REMORA_AMO_SWAP)
+        return REMORA_ERR_UNSUPPORTED;
+    if (size < 4)
+        return amo_narrow(m, raddr, size, op, operand, 0, NULL);
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
+    union amo_buf x;
+    st = wait(in, post_amo(ep, rk, raddr, size, op, operand, 0, &x, NULL));
+    pthread_mutex_unlock(&in->lock);
+    return st;
+}
+
 /* Fetching atomics in flight together: 4- and 8-byte ones posted in batches
  * and waited for as a batch; 1- and 2-byte ones are loops of their own. */
 static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
@@ -771,6 +857,7 @@ const struct remora_transport remora_net = {
     .amo = net_amo,
     .amov = net_amov,
     .amo_nbi = net_amo_nbi,
+    .amo_post = net_amo_post,
     .read = net_read,
     .write = net_write,
     .flush = net_flush,
