@@ -1278,11 +1278,37 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     return remora_status_err(st, "accumulate at target %d", target);
 }
 
+/* The fast path of MPI_Fetch_and_op and MPI_Compare_and_swap: one aligned
+ * 4- or 8-byte element, whose op is one CPU atomic, of a target mapped here
+ * once lock-free calls go there (the conditions of accumulate_fast's one
+ * atomic, without its general checks).  MPI_SUCCESS, or -1 for the general
+ * path. */
+static int atomic_fast(struct remora_win *w, const struct remora_type_entry *e, int amo, const void *oaddr,
+                       const void *caddr, void *raddr, int target, MPI_Aint tdisp)
+{
+    char *t;
+    if (amo < 0 || (e->size != 4 && e->size != 8) || !remora_fast_span(w, e->size, target, tdisp, &t) ||
+        !w->peers[target].acc_atomic || lock_free_known(w, target) != 2)
+        return -1;
+    const struct remora_rmem *m = &w->reach[target].amo;
+    char *p = remora_mapped(m, (uint64_t)(t - w->peers[target].base));
+    if (!p || (uintptr_t)p % e->size)
+        return -1;
+    uint64_t x = oaddr ? load_elem(oaddr, e->size) : 0, c = caddr ? load_elem(caddr, e->size) : 0;
+    store_elem(raddr, e->size, remora_mapped_amo(p, e->size, (enum remora_amo_op)amo, x, c));
+    return MPI_SUCCESS;
+}
+
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
                         MPI_Aint tdisp, MPI_Op op)
 {
-    if (!remora_type_lookup(&remora_core.types, type))
+    const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
+    if (!e)
         return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
+    int opid = remora_op_of(op);
+    if (opid >= 0 && raddr && atomic_fast(w, e, native_amo((enum remora_op)opid, integer_class(e)),
+                                          opid == REMORA_OP_NO_OP ? NULL : oaddr, NULL, raddr, target, tdisp) == 0)
+        return MPI_SUCCESS;
     struct remora_acc_result res = {raddr, 1, type};
     return remora_accumulate(w, oaddr, 1, type, &res, target, tdisp, 1, type, op);
 }
@@ -1302,6 +1328,8 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
         return remora_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs an integer, logical or byte type");
 #endif
     if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (atomic_fast(w, e, REMORA_AMO_CSWAP, oaddr, caddr, raddr, target, tdisp) == 0)
         return MPI_SUCCESS;
     struct acc a;
     acc_init(&a, w, target, REMORA_OP_REPLACE, 1);
