@@ -22,26 +22,34 @@ CONFIGS = [  # name, scripts/mpirun options, rmamt suffix, is Remora
 
 
 def matrix(quick):
-    """(key, np, rmamt arguments): key names the figure a run feeds."""
+    """(key, np, rmamt arguments): key names the figure a run feeds.  Modes
+    whose epoch is one flush (tens of ns on the node) run many more epochs,
+    so that a timed region lasts about a millisecond, not a few timer ticks."""
     lat_sizes = "8,1K" if quick else "8:64K"
-    bw_sizes = "8,64K,1M" if quick else "8,64,512,4K,32K,256K,1M"  # every 8x: the full run stays under 15 min
     threads = "1,2" if quick else "1,2,4"
     lat_syncs = ["flush", "fence"] if quick else ["flush", "flush_local", "lockall", "lock", "fence", "pscw"]
+
+    def epochs(sync, few, many):
+        return str(many if sync.startswith("flush") else few)
+
     runs = []
     for s in lat_syncs:
         runs.append(("latency", 2, ["latency", "--sync", s, "--sizes", lat_sizes, "--threads", threads,
-                                    "--iterations", "300" if quick else "1000"]))
+                                    "--iterations", epochs(s, 300 if quick else 1000, 20000 if quick else 5000)]))
     if not quick:
         runs.append(("latency", 2, ["latency", "--op", "get", "--sizes", lat_sizes, "--threads", threads,
-                                    "--iterations", "1000"]))
+                                    "--iterations", "5000"]))
     for op in (["fetch_and_op"] if quick else ["fetch_and_op", "cas", "accumulate", "get_accumulate"]):
-        runs.append(("atomics", 2, ["latency", "--op", op, "--threads", threads, "--iterations", "300" if quick else "1000"]))
+        runs.append(("atomics", 2, ["latency", "--op", op, "--threads", threads, "--iterations", "20000"]))
+    # bandwidth: small sizes with many epochs, large ones with few (every 8x: the full run stays under 15 min)
+    bw_sizes = (("8", "64K,1M") if quick else ("8,64,512,4K", "32K,256K,1M"))
     for s in (["flush"] if quick else ["flush", "fence", "lockall"]):
-        runs.append(("bandwidth", 2, ["bandwidth", "--sync", s, "--sizes", bw_sizes, "--threads", threads,
-                                      "--batch", "8", "--iterations", "20" if quick else "30"]))
+        for sizes, n in zip(bw_sizes, (epochs(s, 300, 2000), "20" if quick else "30")):
+            runs.append(("bandwidth", 2, ["bandwidth", "--sync", s, "--sizes", sizes, "--threads", threads,
+                                          "--batch", "8", "--iterations", n]))
     for s in (["flush"] if quick else ["flush", "lockall", "fence", "pscw"]):
         runs.append(("msgrate", 2, ["msgrate", "--sync", s, "--threads", threads, "--batch", "32",
-                                    "--iterations", "100" if quick else "300"]))
+                                    "--iterations", epochs(s, 100 if quick else 300, 3000)]))
     runs.append(("msgrate", 2, ["twosided", "--pattern", "msgrate", "--threads", threads, "--batch", "32",
                                 "--iterations", "100" if quick else "300"]))
     if not quick:  # thread scaling to 16 threads per process (oversubscribed here), as the paper's figures go
