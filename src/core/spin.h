@@ -74,9 +74,11 @@ static inline int remora_wait_spun(struct remora_wait *w)
 
 /* Wait until `cond` (an expression without side effects) holds.  `bell`: the
  * doorbell that every change of what cond reads rings (see runtime/doorbell.h),
- * or NULL when something that rings none (the network) may change it: then
- * the wait only spins and yields. */
-#define REMORA_WAIT_UNTIL(bell, cond)                                                                     \
+ * or NULL when something that rings none may change it: then the wait only
+ * spins and yields.  `recheck_ns` (0: never): when some changes may ring no
+ * bell (hardware network writes), how long a sleep lasts before the
+ * condition is checked again. */
+#define REMORA_WAIT_UNTIL_RECHECK(bell, recheck_ns, cond)                                                 \
     do {                                                                                                 \
         struct remora_doorbell *bell_ = (bell);                                                          \
         struct remora_wait wt_;                                                                          \
@@ -87,12 +89,14 @@ static inline int remora_wait_spun(struct remora_wait *w)
                 continue;                                                                                \
             }                                                                                            \
             uint32_t seen_ = remora_doorbell_enter(bell_);                                               \
-            if (!(cond))                                                                                 \
-                remora_doorbell_sleep(bell_, seen_);                                                     \
+            int timed_out_ = !(cond) && remora_doorbell_sleep(bell_, seen_, (recheck_ns));               \
             remora_doorbell_leave(bell_);                                                                \
-            wt_.sleep_at = 0; /* woken: spin a whole budget again, or every later ring is a syscall */   \
+            if (!timed_out_) /* rung: spin a whole budget again, or every later ring is a syscall */     \
+                wt_.sleep_at = 0;                                                                        \
         }                                                                                                \
     } while (0)
+
+#define REMORA_WAIT_UNTIL(bell, cond) REMORA_WAIT_UNTIL_RECHECK(bell, 0, cond)
 
 /* Back off after losing a race for a contended word: exponential, bounded, jittered. */
 static inline void remora_backoff(struct remora_wait *w)

@@ -49,6 +49,7 @@ void remora_config_read(struct remora_config *cfg)
     cfg->shm_posix = choose("REMORA_SHM", shm, 2, 0);
     cfg->spin_us = number("REMORA_SPIN_US", 1000, 0);
     cfg->net_spin_us = number("REMORA_NET_SPIN_US", 50, 0);
+    cfg->net_recheck_us = number("REMORA_NET_RECHECK_US", 1000, 1);
     static const char *const barriers[] = {"auto", "central", "dissemination"};
     cfg->shmem_barrier = (enum remora_shmem_barrier_choice)choose("REMORA_SHMEM_BARRIER", barriers, 3,
                                                                   REMORA_SHMEM_BARRIER_AUTO);

@@ -28,6 +28,7 @@ struct remora_config {
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
     int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */
     int net_spin_us;        /* REMORA_NET_SPIN_US: how long a wait for the network spins before it sleeps */
+    int net_recheck_us;     /* REMORA_NET_RECHECK_US: how long a sleep on a word other nodes may write lasts */
     enum remora_shmem_barrier_choice shmem_barrier; /* REMORA_SHMEM_BARRIER=auto|central|dissemination:
                                OpenSHMEM's barrier on the node (auto: central when oversubscribed) */
 };

@@ -20,11 +20,13 @@
 #ifndef REMORA_RUNTIME_DOORBELL_H
 #define REMORA_RUNTIME_DOORBELL_H
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 struct remora_doorbell {
@@ -49,10 +51,13 @@ static inline uint32_t remora_doorbell_enter(struct remora_doorbell *d)
     return atomic_load_explicit(&d->seq, memory_order_seq_cst);
 }
 
-/* Sleeps until a ring after enter() returned `seen` (or a signal, or spuriously). */
-static inline void remora_doorbell_sleep(struct remora_doorbell *d, uint32_t seen)
+/* Sleeps until a ring after enter() returned `seen` (or a signal, or
+ * spuriously), or for at most timeout_ns when that is not 0.  1 when the
+ * time ran out. */
+static inline int remora_doorbell_sleep(struct remora_doorbell *d, uint32_t seen, uint64_t timeout_ns)
 {
-    syscall(SYS_futex, &d->seq, FUTEX_WAIT, seen, NULL, NULL, 0);
+    struct timespec t = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    return syscall(SYS_futex, &d->seq, FUTEX_WAIT, seen, timeout_ns ? &t : NULL, NULL, 0) != 0 && errno == ETIMEDOUT;
 }
 
 static inline void remora_doorbell_leave(struct remora_doorbell *d)

@@ -106,6 +106,8 @@ int pshmem_init_thread(int requested, int *provided)
     }
     if (remora_shmem_heap_init() != 0 || remora_shmem_statics_init() != 0 || remora_shmem_teams_init() != 0)
         return -1;
+    if (remora_shmem.nlocal < remora_shmem.n_pes) /* other nodes write into us: they wake our waits (wait.c) */
+        remora_net_watch((struct remora_doorbell *)remora_shmem.heap.base);
     remora_shmem.initialized = 1;
     if (provided)
         *provided = remora_shmem.thread_level;
@@ -131,6 +133,7 @@ void pshmem_finalize(void)
     remora_shmem_quiet_all();
     PMPI_Barrier(remora_shmem.comm);
     remora_shmem_teams_finalize();
+    remora_net_watch(NULL);
     remora_shmem_statics_finalize();
     remora_shmem_heap_finalize();
     remora_shmem_alloc_finalize();

@@ -1,20 +1,25 @@
 /* Point-to-point synchronization: wait_until, test and their set forms.
  *
- * A wait spins (driving the transport's progress) and then, when every
- * writer of this PE's memory can wake it, sleeps in the kernel on this PE's
- * doorbell: the first 64 bytes of its heap, which every PE of the node maps
- * and rings after each put or atomic into this PE (ops.h).  That holds when
- * every PE is on this node (nlocal == n_pes); a write from another node
- * rings nothing, so then the wait only spins and yields. */
+ * A wait spins (driving the transport's progress) and then sleeps in the
+ * kernel on this PE's doorbell: the first 64 bytes of its heap, which every
+ * PE of the node maps and rings after each put or atomic into this PE
+ * (ops.h), and which the network transport rings after it has carried out
+ * requests into this PE's memory (remora_net_watch: software RMA, UCX over
+ * TCP).  Hardware RMA from another node rings nothing: when some PEs are on
+ * other nodes, a sleep lasts at most REMORA_NET_RECHECK_US before the wait
+ * looks again. */
 #include <stdint.h>
 
 #include "core/spin.h"
 #include "shmem/api.h"
 #include "shmem/ops.h"
 
-static struct remora_doorbell *my_bell(void)
+static struct remora_doorbell *my_bell(void) { return (struct remora_doorbell *)remora_shmem.heap.base; }
+
+/* 0 (sleep until rung) when every PE is on this node */
+static uint64_t recheck_ns(void)
 {
-    return remora_shmem.nlocal == remora_shmem.n_pes ? (struct remora_doorbell *)remora_shmem.heap.base : NULL;
+    return remora_shmem.nlocal == remora_shmem.n_pes ? 0 : (uint64_t)remora_ctx.config.net_recheck_us * 1000u;
 }
 
 /* The word at p as a signed or unsigned 64-bit value (an atomic load). */
@@ -58,7 +63,7 @@ void remora_shmem_wait_until(const char *routine, const void *ivar, size_t size,
                              const void *value)
 {
     check_cmp(routine, cmp);
-    REMORA_WAIT_UNTIL(my_bell(), holds(ivar, size, is_signed, cmp, value));
+    REMORA_WAIT_UNTIL_RECHECK(my_bell(), recheck_ns(), holds(ivar, size, is_signed, cmp, value));
 }
 
 /* One pass over the set: how many of the selected words hold (and which, for
@@ -98,7 +103,7 @@ size_t remora_shmem_wait_set(const char *routine, enum remora_shmem_wait_kind ki
     if (test) {
         PASS();
     } else {
-        REMORA_WAIT_UNTIL(my_bell(), PASS());
+        REMORA_WAIT_UNTIL_RECHECK(my_bell(), recheck_ns(), PASS());
     }
 #undef PASS
     switch (kind) {

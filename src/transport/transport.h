@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/doorbell.h"
+
 enum remora_status {
     REMORA_OK = 0,
     REMORA_ERR_NO_MEM,      /* memory or registration resources ran out                   */
@@ -291,6 +293,13 @@ void remora_rmem_release(struct remora_rmem *m);
 /* Collective over comm: start the network transport and learn how to reach
  * comm's processes.  Called before keys with the network are exchanged. */
 int remora_net_wireup(MPI_Comm comm);
+/* Ring `bell` (NULL: none) whenever the network has carried out requests into
+ * this process's memory with this process's CPU: software RMA and atomics
+ * (UCX over TCP), served by the progress thread or by a waiting thread.
+ * Hardware RMA writes without the CPU and rings nothing, so a waiter on memory
+ * that other nodes write must also look again now and then. */
+void remora_net_watch(struct remora_doorbell *bell);
+
 /* MPI_Finalize: stop the transports. */
 void remora_transport_finalize(void);
 

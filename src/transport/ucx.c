@@ -49,6 +49,7 @@ static struct {
     int progress_started;
     _Atomic int progress_stop;
     _Atomic int progress_running; /* the progress thread serves the target worker */
+    struct remora_doorbell *_Atomic watch; /* rung after requests were served (remora_net_watch) */
     pthread_t progress_thread;
 } net = {.init_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -275,6 +276,31 @@ static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep
     return REMORA_OK;
 }
 
+/* Rings happen under the target's lock: once this returns, the old bell is no
+ * longer touched (its memory may go). */
+void remora_net_watch(struct remora_doorbell *bell)
+{
+    if (!net.ready) {
+        atomic_store(&net.watch, bell);
+        return;
+    }
+    pthread_mutex_lock(&net.target.lock);
+    atomic_store(&net.watch, bell);
+    pthread_mutex_unlock(&net.target.lock);
+}
+
+/* After the target worker (locked) carried out requests: the writes into our
+ * memory happen before the ring's load of `sleepers` (doorbell.h's D1 wants a
+ * seq_cst change; the fence stands in for it). */
+static void served(void)
+{
+    struct remora_doorbell *bell = atomic_load_explicit(&net.watch, memory_order_acquire);
+    if (bell) {
+        atomic_thread_fence(memory_order_seq_cst);
+        remora_doorbell_ring(bell);
+    }
+}
+
 /* Progress the target worker if nobody else does right now.  A waiting
  * thread serves requests itself rather than wait for the progress thread to
  * wake up (its own requests to itself among them); when it did some work, it
@@ -284,6 +310,8 @@ static void progress_target(void)
 {
     if (pthread_mutex_trylock(&net.target.lock) == 0) {
         unsigned did = ucp_worker_progress(net.target.worker);
+        if (did)
+            served();
         pthread_mutex_unlock(&net.target.lock);
         if (did && atomic_load_explicit(&net.progress_running, memory_order_relaxed))
             ucp_worker_signal(net.target.worker);
@@ -365,6 +393,7 @@ static void serve_target(void)
     uint64_t budget = (uint64_t)remora_ctx.config.net_spin_us * 1000u, until = 0;
     for (unsigned idle = 0;;) {
         if (ucp_worker_progress(net.target.worker)) {
+            served();
             idle = 0;
             until = 0;
             continue;
