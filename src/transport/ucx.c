@@ -632,20 +632,18 @@ static uint64_t amo_value(const union amo_buf *b, size_t size) { return size == 
 /* Post one 4- or 8-byte atomic (instance locked); with `reply`, fetching:
  * the old value lands there when the request completes. */
 static ucs_status_ptr_t post_amo(ucp_ep_h ep, ucp_rkey_h rk, uint64_t raddr, size_t size, enum remora_amo_op op,
-                                 uint64_t operand, uint64_t compare, union amo_buf *x, union amo_buf *reply)
+                                 uint64_t operand, uint64_t compare, union amo_buf *x, void *reply)
 {
     /* CSWAP: the value sent is the one compared with; the reply buffer holds
-     * the one swapped in, and gets the old value */
+     * the one swapped in, and gets the old value.  The reply buffer may be
+     * the caller's (non-blocking fetches), aligned only to size. */
     uint64_t value = op == REMORA_AMO_CSWAP ? compare : operand;
-    if (size == 4) {
+    if (size == 4)
         x->u32 = (uint32_t)value;
-        if (reply)
-            reply->u32 = (uint32_t)operand;
-    } else {
+    else
         x->u64 = value;
-        if (reply)
-            reply->u64 = operand;
-    }
+    if (reply)
+        remora_amo_store(reply, operand, size);
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(size)};
     if (reply) {
         prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
@@ -753,7 +751,7 @@ static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, e
     if (st != REMORA_OK)
         return st;
     union amo_buf x; /* UCX takes the operand when the atomic is posted */
-    st = posted(post_amo(ep, rk, raddr, size, op, operand, compare, &x, (union amo_buf *)fetched));
+    st = posted(post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched));
     in->dirty[m->proc] = 1;
     pthread_mutex_unlock(&in->lock);
     return st;
