@@ -21,7 +21,9 @@
  *       earlier.
  *   I3  Nobody waits while holding the global or local word of someone it
  *       waits for, except an exclusive locker, who holds EX_HELD while waiting
- *       for shared holders of its target; shared holders never wait on EX_HELD.
+ *       for shared holders of its target (shared holders never wait on
+ *       EX_HELD), or may hold its target's EXCL while waiting for lock_all
+ *       holders (they wait on no local word).
  *       So every wait ends when the holders it waits for unlock.
  * Fairness (no starvation either way): readers (shared, lock_all) give way to
  * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
@@ -130,9 +132,8 @@ static int local_free(uint64_t v);
  * nobody is in the way.  EX_HELD is added outright and kept only if no
  * lock_all was held (I2: a lock_all keeps its increment only if EX_HELD was 0,
  * so of two racing adds the second one sees the first); otherwise the locker
- * turns it into an announcement (EX_WAIT) and waits for ALL == 0.  It may hold
- * the target's EXCL meanwhile: lock_all holders wait on no local word, so
- * that wait ends (I3).  A transport status. */
+ * turns it into an announcement (EX_WAIT) and waits for ALL == 0, perhaps
+ * holding the target's EXCL meanwhile (I3).  A transport status. */
 static int acquire_exclusive(struct remora_win *w, int target)
 {
     uint64_t g, l;

@@ -732,10 +732,33 @@ static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum 
     return amo_word(m, raddr, size, op, operand, compare, fetched);
 }
 
-/* A fetching atomic whose reply UCX writes into *fetched when it arrives; the
- * flush waits for it (a flush completes every operation of the endpoint,
- * fetching ones with their reply).  1- and 2-byte words are loops of round
- * trips, done at once. */
+/* One 4- or 8-byte atomic that the caller does not wait for.  Fetching (with
+ * `fetched`): UCX writes the reply there when it arrives, and the next flush
+ * waits for it (a flush completes every operation of the endpoint, fetching
+ * ones with their reply).  Not fetching: waited for until it has left (local
+ * completion), and no flush waits for it (remora_amo_post). */
+static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+                        uint64_t operand, uint64_t compare, void *fetched)
+{
+    struct instance *in;
+    ucp_ep_h ep;
+    ucp_rkey_h rk;
+    int st = begin(m, &in, &ep, &rk);
+    if (st != REMORA_OK)
+        return st;
+    union amo_buf x; /* UCX takes the operand when the atomic is posted */
+    ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched);
+    if (fetched) {
+        st = posted(r);
+        in->dirty[m->proc] = 1;
+    } else {
+        st = wait(in, r);
+    }
+    pthread_mutex_unlock(&in->lock);
+    return st;
+}
+
+/* 1- and 2-byte words are loops of round trips, done at once. */
 static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                        uint64_t operand, uint64_t compare, void *fetched)
 {
@@ -744,21 +767,9 @@ static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, e
         return REMORA_ERR_UNSUPPORTED;
     if (size < 4 || (uintptr_t)fetched % size)
         return remora_amo_into(m, off, size, op, operand, compare, fetched);
-    struct instance *in;
-    ucp_ep_h ep;
-    ucp_rkey_h rk;
-    int st = begin(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
-        return st;
-    union amo_buf x; /* UCX takes the operand when the atomic is posted */
-    st = posted(post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched));
-    in->dirty[m->proc] = 1;
-    pthread_mutex_unlock(&in->lock);
-    return st;
+    return amo_unwaited(m, raddr, size, op, operand, compare, fetched);
 }
 
-/* A non-fetching atomic, waited for until it has left (local completion) but
- * not marked for the next flush (remora_amo_post). */
 static int net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                         uint64_t operand)
 {
@@ -767,16 +778,7 @@ static int net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, 
         return REMORA_ERR_UNSUPPORTED;
     if (size < 4)
         return amo_narrow(m, raddr, size, op, operand, 0, NULL);
-    struct instance *in;
-    ucp_ep_h ep;
-    ucp_rkey_h rk;
-    int st = begin(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
-        return st;
-    union amo_buf x;
-    st = wait(in, post_amo(ep, rk, raddr, size, op, operand, 0, &x, NULL));
-    pthread_mutex_unlock(&in->lock);
-    return st;
+    return amo_unwaited(m, raddr, size, op, operand, 0, NULL);
 }
 
 /* Fetching atomics in flight together: 4- and 8-byte ones posted in batches
