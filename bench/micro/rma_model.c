@@ -28,17 +28,19 @@
  *                collective time (MPI_Win_free not timed)
  *   memory       what each window costs each process: 64 windows of 4 KiB
  *                per process of each flavour (allocate, create, dynamic,
- *                allocate_shared), the change of the process's Rss and Pss
- *                and of its shared and private resident pages
- *                (/proc/self/smaps_rollup), divided by 64, averaged over
- *                the processes
+ *                allocate_shared), each used by one fence epoch with a put
+ *                to either ring neighbour (not dynamic); the change of the
+ *                process's Rss and Pss, of its shared and private resident
+ *                pages (/proc/self/smaps_rollup) and of the bytes malloc has
+ *                handed out, divided by 64, averaged over the processes
  *
  * Output, one line per result on rank 0 (time in microseconds, memory in KiB):
  *   call=put p=2 s=8 k=0 us=0.412
- *   call=mem_allocate p=4 rss_kib=4.1 pss_kib=2.0 shared_kib=4.0 private_kib=0.1
+ *   call=mem_allocate p=4 rss_kib=4.1 pss_kib=2.0 shared_kib=4.0 private_kib=0.1 heap_kib=9.5
  * The cost of reading the clock (median of empty timed regions, printed as
  * call=clock) is subtracted from every time.  The target's data is checked
  * after the put, get and acc sweeps. */
+#include <malloc.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,7 +328,7 @@ static void create_test(void)
 
 /* ---- memory per window ----------------------------------------------------- */
 
-enum { RSS, PSS, SHARED, PRIVATE, NMEM };
+enum { RSS, PSS, SHARED, PRIVATE, HEAP, NMEM };
 
 /* the process's resident memory in KiB (smaps_rollup: the sum over its mappings) */
 static void resident(double kib[NMEM])
@@ -353,6 +355,9 @@ static void resident(double kib[NMEM])
             kib[PRIVATE] += v;
     }
     fclose(f);
+    /* the bytes malloc has handed out: unlike pages, not lowered by reusing what an earlier test freed */
+    struct mallinfo2 mi = mallinfo2();
+    kib[HEAP] = (double)(mi.uordblks + mi.hblkhd) / 1024;
 }
 
 enum flavour { ALLOCATE, CREATE, DYNAMIC, SHARED_FLAVOUR, NFLAVOURS };
@@ -386,9 +391,15 @@ static void memory_test(void)
             if (base)
                 memset(base, 1, SMALL_WIN); /* the window's memory is resident, as in use */
         }
-        /* an epoch on each window: state created lazily counts too */
-        for (int w = 0; w < MEM_WINDOWS; w++)
+        /* an epoch on each window with a put to each ring neighbour, as a
+         * halo exchange: state created lazily for the targets used counts too */
+        char byte = 1;
+        for (int w = 0; w < MEM_WINDOWS; w++) {
             MPI_Win_fence(0, wins[w]);
+            for (int d = -1; d <= 1 && f != DYNAMIC; d += 2)
+                MPI_Put(&byte, 1, MPI_BYTE, (rank + d + nprocs) % nprocs, 0, 1, MPI_BYTE, wins[w]);
+            MPI_Win_fence(0, wins[w]);
+        }
         resident(after);
         for (int w = 0; w < MEM_WINDOWS; w++) {
             MPI_Win_fence(0, wins[w]);
@@ -401,8 +412,9 @@ static void memory_test(void)
             delta[m] = (after[m] - before[m]) / MEM_WINDOWS;
         MPI_Reduce(delta, sum, NMEM, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("call=%s p=%d rss_kib=%.2f pss_kib=%.2f shared_kib=%.2f private_kib=%.2f\n", names[f], nprocs,
-                   sum[RSS] / nprocs, sum[PSS] / nprocs, sum[SHARED] / nprocs, sum[PRIVATE] / nprocs);
+            printf("call=%s p=%d rss_kib=%.2f pss_kib=%.2f shared_kib=%.2f private_kib=%.2f heap_kib=%.2f\n", names[f],
+                   nprocs, sum[RSS] / nprocs, sum[PSS] / nprocs, sum[SHARED] / nprocs, sum[PRIVATE] / nprocs,
+                   sum[HEAP] / nprocs);
     }
 }
 

@@ -196,10 +196,11 @@ static int stripes_unlock(struct remora_win *w, int target, uint64_t mask)
  *   2  lock-free calls go.
  * A call under the stripes reads it after taking them: it reads 0 and still
  * holds a stripe when 1 is set (and is waited for), or it reads 1 or 2 and
- * uses atomics.  peers[target].acc_lock_free keeps the most we have read. */
-static uint8_t lock_free_known(const struct remora_win *w, int target)
+ * uses atomics.  The target's peer.acc_lock_free keeps the most we have read.
+ * (Every caller has reached the target first: its state is made.) */
+static uint8_t lock_free_known(const struct remora_rank_state *s)
 {
-    return atomic_load_explicit(&w->peers[target].acc_lock_free, memory_order_acquire);
+    return atomic_load_explicit(&s->peer.acc_lock_free, memory_order_acquire);
 }
 
 static int lock_free_read(struct remora_win *w, int target, uint64_t *v)
@@ -207,7 +208,7 @@ static int lock_free_read(struct remora_win *w, int target, uint64_t *v)
     int st = ctrl_read(w, target, REMORA_CTRL_ACC_LOCK_FREE, v);
     uint8_t known = 0;
     while (st == REMORA_OK && *v > known &&
-           !atomic_compare_exchange_weak_explicit(&w->peers[target].acc_lock_free, &known, (uint8_t)*v,
+           !atomic_compare_exchange_weak_explicit(&remora_rank_known(w, target)->peer.acc_lock_free, &known, (uint8_t)*v,
                                                   memory_order_release, memory_order_acquire))
         ;
     return st;
@@ -218,7 +219,7 @@ static int lock_free_read(struct remora_win *w, int target, uint64_t *v)
 static int lock_free_begin(struct remora_win *w, int target)
 {
     uint64_t v = 0, held, now;
-    if (lock_free_known(w, target) == 2)
+    if (lock_free_known(remora_rank_known(w, target)) == 2)
         return REMORA_OK;
     struct remora_wait wt;
     remora_wait_init(&wt);
@@ -1082,7 +1083,7 @@ static int run(struct acc *a)
     } else {
         uint64_t mask = stripes_of(a->lo, a->hi);
         if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
-            uint64_t lock_free = lock_free_known(a->w, a->target);
+            uint64_t lock_free = lock_free_known(remora_rank_known(a->w, a->target));
             char *base = lock_free ? NULL : plain_base(a), *to;
             if (base)
                 st = lock_free_read(a->w, a->target, &lock_free);
@@ -1168,11 +1169,12 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
     uint64_t n = e ? (uint64_t)tcount * e->size : 0; /* bytes */
-    if (!e || e->size != e->extent || !remora_fast_span(w, n, target, tdisp, &t) || !w->peers[target].acc_atomic)
+    const struct remora_rank_state *s;
+    if (!e || e->size != e->extent || !(s = remora_fast_span(w, n, target, tdisp, &t)) || !s->peer.acc_atomic)
         return -1;
-    uint8_t lock_free = lock_free_known(w, target);
-    const struct remora_reach *x = &w->reach[target];
-    uint64_t off = (uint64_t)(t - w->peers[target].base);
+    uint8_t lock_free = lock_free_known(s);
+    const struct remora_reach *x = &s->reach;
+    uint64_t off = (uint64_t)(t - s->peer.base);
     int one_atomic = tcount == 1 && remora_amo_size_valid(e->size) && remora_mapped(&x->amo, 0) &&
                      (x->amo.base + off) % e->size == 0;
     if (one_atomic ? lock_free != 2 : lock_free != 0)
@@ -1287,11 +1289,11 @@ static int atomic_fast(struct remora_win *w, const struct remora_type_entry *e, 
                        const void *caddr, void *raddr, int target, MPI_Aint tdisp)
 {
     char *t;
-    if (amo < 0 || (e->size != 4 && e->size != 8) || !remora_fast_span(w, e->size, target, tdisp, &t) ||
-        !w->peers[target].acc_atomic || lock_free_known(w, target) != 2)
+    const struct remora_rank_state *s;
+    if (amo < 0 || (e->size != 4 && e->size != 8) || !(s = remora_fast_span(w, e->size, target, tdisp, &t)) ||
+        !s->peer.acc_atomic || lock_free_known(s) != 2)
         return -1;
-    const struct remora_rmem *m = &w->reach[target].amo;
-    char *p = remora_mapped(m, (uint64_t)(t - w->peers[target].base));
+    char *p = remora_mapped(&s->reach.amo, (uint64_t)(t - s->peer.base));
     if (!p || (uintptr_t)p % e->size)
         return -1;
     uint64_t x = oaddr ? load_elem(oaddr, e->size) : 0, c = caddr ? load_elem(caddr, e->size) : 0;

@@ -294,10 +294,11 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
     struct known_region *k = calloc(1, sizeof *k);
     if (!k)
         return REMORA_ERR_NO_MEM;
-    int proc = w->world_rank[target];
+    const struct remora_rank_state *s = remora_rank_known(w, target); /* reached: made */
+    int proc = s->world_rank;
     int st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_FAST, &k->data);
     k->amo = k->data;
-    if (st == REMORA_OK && w->spans_nodes && w->node_of_rank[target] >= 0) {
+    if (st == REMORA_OK && w->spans_nodes && s->node_rank >= 0) {
         st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_NET, &k->amo);
         if (st != REMORA_OK)
             remora_rmem_release(&k->data);
@@ -318,7 +319,8 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
 static int region_at(struct remora_win *w, int target, struct target_cache *c, uint64_t addr, uint64_t epoch,
                      struct known_region **k)
 {
-    const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(&w->reach[target].dyn, 0);
+    const struct remora_reach *x = &remora_rank_known(w, target)->reach; /* reached: made */
+    const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(&x->dyn, 0);
     struct remora_dyn_region copy;
     const struct remora_dyn_region *r = NULL;
     int st = REMORA_OK;
@@ -327,7 +329,7 @@ static int region_at(struct remora_win *w, int target, struct target_cache *c, u
         r = find_mapped(w, mapped, addr, &copy) ? &copy : NULL;
     } else {
         r = c->epoch == epoch ? find_cached(c, addr) : NULL;
-        if (!r && (st = read_remote(w, &w->reach[target].dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
+        if (!r && (st = read_remote(w, &x->dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
             c->epoch = epoch;
             r = find_cached(c, addr);
         }

@@ -6,9 +6,12 @@
 
 int remora_flush_target(struct remora_win *w, int target)
 {
-    const struct remora_reach *x = &w->reach[target];
+    const struct remora_rank_state *s = remora_rank_known(w, target);
+    if (!s) /* never used: nothing to complete */
+        return REMORA_OK;
+    const struct remora_reach *x = &s->reach;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* regions may use any transport toward it */
-        return remora_flush_proc(w->world_rank[target]);
+        return remora_flush_proc(s->world_rank);
     int st = remora_flush(&x->data);
     if (st == REMORA_OK && x->amo.tp != x->data.tp)
         st = remora_flush(&x->amo);
@@ -25,9 +28,9 @@ int remora_flush_rma(struct remora_win *w, int target, int local_only)
     }
     if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
         return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
-    const struct remora_peer *p = &w->peers[target];
+    const struct remora_rank_state *s = remora_rank_known(w, target);
     if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL) &&
-        !(atomic_load_explicit(&p->access, memory_order_relaxed) & (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
+        !(s && atomic_load_explicit(&s->peer.access, memory_order_relaxed) & (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
         return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
     return remora_status_err(remora_flush_target(w, target), "completing the operations on target %d", target);
 }

@@ -73,7 +73,7 @@ static int await_change(struct remora_win *w, int target, size_t off, uint64_t s
         remora_backoff(wt);
         return fadd(w, target, off, 0, now);
     }
-    _Atomic uint64_t *word = (_Atomic uint64_t *)remora_mapped(&w->reach[target].ctrl, off);
+    _Atomic uint64_t *word = (_Atomic uint64_t *)remora_mapped(remora_ctrl_of(w, target), off); /* has a bell: made */
     REMORA_WAIT_UNTIL(bell, atomic_load_explicit(word, memory_order_relaxed) != seen);
     *now = atomic_load_explicit(word, memory_order_relaxed);
     return REMORA_OK;
@@ -198,12 +198,15 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
 
+    struct remora_rank_state *s = remora_rank(w, target);
+    if (!s)
+        return remora_err(MPI_ERR_NO_MEM, "locking target %d", target);
     remora_spin_lock(&w->sync_lock);
     rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS && w->lock_state[target] != REMORA_LOCK_NONE)
+    if (rc == MPI_SUCCESS && s->lock_state != REMORA_LOCK_NONE)
         rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
     if (rc == MPI_SUCCESS) {
-        w->lock_state[target] = REMORA_LOCK_PENDING;
+        s->lock_state = REMORA_LOCK_PENDING;
         w->locks_held++;
     }
     remora_spin_unlock(&w->sync_lock);
@@ -222,14 +225,14 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     remora_spin_lock(&w->sync_lock);
     if (st != REMORA_OK) { /* the lock words are in doubt: the network failed */
-        w->lock_state[target] = REMORA_LOCK_NONE;
+        s->lock_state = REMORA_LOCK_NONE;
         w->locks_held--;
         remora_spin_unlock(&w->sync_lock);
         return remora_status_err(st, "locking target %d", target);
     }
-    w->lock_state[target] = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
+    s->lock_state = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
                                       (assert & MPI_MODE_NOCHECK ? 0x80 : 0));
-    atomic_store_explicit(&w->peers[target].access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
+    atomic_store_explicit(&s->peer.access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
                           memory_order_relaxed);
     remora_spin_unlock(&w->sync_lock);
     /* acquire: the previous holder's accesses happen before ours */
@@ -242,14 +245,15 @@ int remora_unlock(struct remora_win *w, int target)
     int rc = target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
     if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
         return rc;
+    struct remora_rank_state *s = remora_rank_known(w, target);
     remora_spin_lock(&w->sync_lock);
-    uint8_t state = w->lock_state[target];
+    uint8_t state = s ? s->lock_state : REMORA_LOCK_NONE;
     if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
         remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
     }
-    w->lock_state[target] = REMORA_LOCK_PENDING; /* nobody else may unlock it meanwhile */
-    atomic_store_explicit(&w->peers[target].access, 0, memory_order_relaxed);
+    s->lock_state = REMORA_LOCK_PENDING; /* nobody else may unlock it meanwhile */
+    atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
     remora_spin_unlock(&w->sync_lock);
 
     /* Complete our operations before releasing.  On the node the release is
@@ -268,7 +272,7 @@ int remora_unlock(struct remora_win *w, int target)
         }
     }
     remora_spin_lock(&w->sync_lock);
-    w->lock_state[target] = REMORA_LOCK_NONE;
+    s->lock_state = REMORA_LOCK_NONE;
     w->locks_held--;
     remora_spin_unlock(&w->sync_lock);
     return remora_status_err(st != REMORA_OK ? st : st2, "unlocking target %d", target);

@@ -3,7 +3,7 @@
  * Counters, all cumulative over the window's life (never reset, so no reset
  * can race with an early message):
  *   ctrl[o].pscw_post[t]   at origin o: how many times target t posted to o
- *   starts_toward[t]       local to origin o: how many times o started toward t
+ *   starts_toward          in o's state of t: how many times o started toward t
  *   ctrl[t].pscw_complete  at target t: completions received from any origin
  *   completions_expected   local to t: sum of the group sizes of t's posts
  * Invariants:
@@ -114,8 +114,13 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
     int *ranks = NULL, n = 0;
     if (rc == MPI_SUCCESS)
         rc = group_to_window(w, group, &ranks, &n);
-    if (rc != MPI_SUCCESS)
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) /* every target's state, before the epoch opens */
+        if (!remora_rank(w, ranks[i]))
+            rc = remora_err(MPI_ERR_NO_MEM, "MPI_Win_start toward %d ranks", n);
+    if (rc != MPI_SUCCESS) {
+        free(ranks);
         return rc;
+    }
     remora_spin_lock(&w->sync_lock);
     rc = active_may_start(w);
     if (rc == MPI_SUCCESS && w->start_group)
@@ -131,12 +136,13 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
 
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
+        struct remora_rank_state *s = remora_rank_known(w, t);
         if (!(assert & MPI_MODE_NOCHECK)) {
-            uint64_t k = ++w->starts_toward[t];
+            uint64_t k = ++s->starts_toward;
             REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
                               atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) >= k);
         }
-        atomic_store_explicit(&w->peers[t].access, REMORA_ACCESS_PSCW, memory_order_relaxed);
+        atomic_store_explicit(&s->peer.access, REMORA_ACCESS_PSCW, memory_order_relaxed);
     }
     return MPI_SUCCESS;
 }
@@ -154,7 +160,7 @@ int remora_complete(struct remora_win *w)
     remora_spin_unlock(&w->sync_lock);
 
     for (int i = 0; i < n; i++)
-        atomic_store_explicit(&w->peers[ranks[i]].access, 0, memory_order_relaxed);
+        atomic_store_explicit(&remora_rank_known(w, ranks[i])->peer.access, 0, memory_order_relaxed); /* made by start */
     /* the targets are told even if the flush failed: they must not wait forever */
     int st = remora_flush_all(), st2 = REMORA_OK;
     uint64_t old;

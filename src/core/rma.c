@@ -64,8 +64,11 @@ void remora_target_release(struct remora_target *t)
 int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const struct remora_dt *tt, MPI_Count tcount,
                       struct remora_target *t)
 {
-    const struct remora_peer *p = &w->peers[target];
+    struct remora_rank_state *s = remora_rank(w, target);
     t->n = 0;
+    if (!s)
+        return remora_err(MPI_ERR_NO_MEM, "reaching target %d", target);
+    const struct remora_peer *p = &s->peer;
     if (!remora_epoch_allows(w, p))
         return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
     __int128 lo, hi, base = (__int128)tdisp * p->disp_unit;
@@ -79,8 +82,8 @@ int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const st
     if (base + lo < 0 || base + hi > (__int128)p->size)
         return remora_err(MPI_ERR_RMA_RANGE, "bytes [%lld, %lld) of target %d are outside its window (%llu bytes)",
                           (long long)(base + lo), (long long)(base + hi), target, (unsigned long long)p->size);
-    struct remora_span s = {0, p->size, &w->reach[target].data, &w->reach[target].amo, 0, p->acc_atomic};
-    remora_target_add(t, &s);
+    struct remora_span span = {0, p->size, &s->reach.data, &s->reach.amo, 0, p->acc_atomic};
+    remora_target_add(t, &span);
     return MPI_SUCCESS;
 }
 

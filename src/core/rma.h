@@ -74,26 +74,30 @@ int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const st
 int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);
 
 /* The target side of a fast path: n bytes at tdisp of a target whose memory
- * is mapped here, inside an epoch, in range.  Returns 1 with the target
- * address, or 0 for the slow path. */
-static inline int remora_fast_span(const struct remora_win *w, uint64_t n, int target, MPI_Aint tdisp, char **addr)
+ * is mapped here, inside an epoch, in range.  Returns the target's state with
+ * the target address, or NULL for the slow path. */
+static inline const struct remora_rank_state *remora_fast_span(const struct remora_win *w, uint64_t n, int target,
+                                                               MPI_Aint tdisp, char **addr)
 {
     if ((unsigned)target >= (unsigned)w->comm_size)
-        return 0;
-    const struct remora_peer *p = &w->peers[target];
+        return NULL;
+    const struct remora_rank_state *s = remora_rank_known(w, target);
+    if (!s) /* not used yet: the slow path makes it */
+        return NULL;
+    const struct remora_peer *p = &s->peer;
     if (!atomic_load_explicit(&w->access_all, memory_order_relaxed) &&
         !atomic_load_explicit(&p->access, memory_order_relaxed))
-        return 0;
+        return NULL;
     /* A negative displacement is a huge unsigned one and fails the first
      * test; after it off <= fast_limit < 2^48 and n < 2^40 (callers' counts
      * are below 2^31, predefined types smaller than 2^9): nothing wraps. */
     if ((uint64_t)tdisp > p->fast_disps)
-        return 0;
+        return NULL;
     uint64_t off = (uint64_t)tdisp * p->disp_unit;
     if (off + n > p->fast_limit)
-        return 0;
+        return NULL;
     *addr = p->base + off;
-    return 1;
+    return s;
 }
 
 /* The fast path of put and get: count elements of a contiguous predefined

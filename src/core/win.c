@@ -93,34 +93,72 @@ static int by_group(const void *x, const void *y, void *arg)
     return ka != kb ? (ka < kb ? -1 : 1) : a - b;
 }
 
+/* The head of a segment of m members: the node header, then every member's
+ * control block, then its region table (dynamic windows); data from `end` on. */
+struct seg_head {
+    size_t ctrl_start, dyn_start, dyn_bytes, end;
+};
+
+static struct seg_head place_head(const struct remora_win *w, int m)
+{
+    struct seg_head h;
+    h.ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
+    h.dyn_bytes = w->dyn_cap ? remora_dyn_table_bytes(w->dyn_cap) : 0;
+    h.dyn_start = round_up(h.ctrl_start + w->ctrl_stride * (size_t)m, PAGE);
+    h.end = round_up(h.dyn_start + h.dyn_bytes * (size_t)m, PAGE);
+    return h;
+}
+
+static int data_in_segment(const struct remora_win *w)
+{
+    return w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+}
+
+/* Where data of sz bytes starts after the segment's first `end` bytes. */
+static size_t place_data(const struct remora_win *w, size_t end, size_t sz)
+{
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig)
+        return end; /* contiguous across ranks, as the standard defines it */
+    return round_up(end, sz >= PAGE || w->shared_noncontig ? PAGE : REMORA_CACHELINE);
+}
+
 /* Where each rank's control block, region table and data lie in its group's
  * segment (the same in every member's mapping), and the segment's size. */
 static void place_group(const struct remora_win *w, const struct rank_info *ri, const int *members, int m,
                         struct remora_win_place *pl)
 {
-    size_t ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
-    size_t dyn_bytes = w->dyn_cap ? remora_dyn_table_bytes(w->dyn_cap) : 0;
-    size_t dyn_start = round_up(ctrl_start + w->ctrl_stride * (size_t)m, PAGE);
-    size_t end = round_up(dyn_start + dyn_bytes * (size_t)m, PAGE);
-    int in_segment = w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+    struct seg_head h = place_head(w, m);
+    size_t end = h.end;
     for (int k = 0; k < m; k++) {
         struct remora_win_place *p = &pl[members[k]];
         p->k = k;
         p->leader = members[0];
-        p->ctrl = ctrl_start + w->ctrl_stride * (size_t)k;
-        p->dyn = dyn_start + dyn_bytes * (size_t)k;
+        p->ctrl = h.ctrl_start + w->ctrl_stride * (size_t)k;
+        p->dyn = h.dyn_start + h.dyn_bytes * (size_t)k;
         p->data = 0;
-        if (in_segment) {
-            size_t sz = (size_t)ri[members[k]].size;
-            if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig)
-                p->data = end; /* contiguous across ranks, as the standard defines it */
-            else
-                p->data = round_up(end, sz >= PAGE || w->shared_noncontig ? PAGE : REMORA_CACHELINE);
-            end = p->data + sz;
+        if (data_in_segment(w)) {
+            p->data = place_data(w, end, (size_t)ri[members[k]].size);
+            end = p->data + (size_t)ri[members[k]].size;
         }
     }
     for (int k = 0; k < m; k++)
         pl[members[k]].seg_size = end;
+}
+
+/* The same layout when all n ranks share one segment and one size: rank k's
+ * places are computed (lazy_place in win_reach.c); returns the segment's size. */
+static size_t place_uniform(struct remora_win *w, int n)
+{
+    struct seg_head h = place_head(w, n);
+    size_t sz = (size_t)w->size;
+    w->ctrl_start = h.ctrl_start;
+    w->dyn_start = h.dyn_start;
+    w->dyn_bytes = h.dyn_bytes;
+    if (!data_in_segment(w))
+        return h.end;
+    w->data_start = place_data(w, h.end, sz);
+    w->data_stride = place_data(w, w->data_start + sz, sz) - w->data_start; /* data_start is aligned */
+    return w->data_start + w->data_stride * (size_t)(n - 1) + sz;
 }
 
 /* Every rank's place, group by group. */
@@ -147,71 +185,121 @@ static struct remora_win_place *place_all(const struct remora_win *w, const stru
     return pl;
 }
 
-/* Segment, control blocks and how every rank is reached.  Collective; the same result everywhere. */
-static int build_memory(struct remora_win *w, const struct rank_info *ri, void *user_base)
+/* Every rank's place from what all sent (ri); sets our node fields. */
+static int place_ranks(struct remora_win *w, const struct rank_info *ri, struct remora_win_place **out)
 {
     int n = w->comm_size, me = w->rank;
-    w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
     struct remora_win_place *pl = place_all(w, ri);
-    w->node_of_rank = malloc(sizeof(int) * (size_t)n);
-    w->world_rank = malloc(sizeof(int) * (size_t)n);
-    if (!remora_boot_agree(w->comm, pl && w->node_of_rank && w->world_rank)) {
+    if (!remora_boot_agree(w->comm, pl != NULL)) {
         free(pl);
         return remora_err(MPI_ERR_NO_MEM, "laying out a window of %d ranks", n);
     }
-    int nmembers = 0;
+    w->node_size = 0;
     w->spans_nodes = 0;
     for (int r = 0; r < n; r++) {
-        w->world_rank[r] = ri[r].world_rank;
-        w->node_of_rank[r] = pl[r].leader == pl[me].leader ? pl[r].k : -1;
-        nmembers += w->node_of_rank[r] >= 0;
+        pl[r].node_rank = pl[r].leader == pl[me].leader ? pl[r].k : -1;
+        pl[r].world_rank = ri[r].world_rank;
+        pl[r].size = (uint64_t)ri[r].size;
+        pl[r].disp_unit = (uint32_t)ri[r].disp_unit;
+        w->node_size += pl[r].node_rank >= 0;
         w->spans_nodes |= ri[r].node_key != ri[me].node_key;
     }
     w->node_rank = pl[me].k;
-    w->node_size = nmembers;
-    w->node_all = nmembers == n;
+    struct seg_head h = place_head(w, w->node_size);
+    w->ctrl_start = h.ctrl_start;
+    w->dyn_start = h.dyn_start;
+    w->dyn_bytes = h.dyn_bytes;
+    *out = pl;
+    return MPI_SUCCESS;
+}
+
+/* Segment, control blocks and how every rank is reached, from ri, or computed
+ * with w->lazy_ranks (ri NULL).  Collective; the same result everywhere. */
+static int build_memory(struct remora_win *w, const struct rank_info *ri, void *user_base)
+{
+    int n = w->comm_size, me = w->rank, leader = 0, rc;
+    w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
+    struct remora_win_place *pl = NULL;
+    size_t seg_size;
+    if (w->lazy_ranks) {
+        seg_size = place_uniform(w, n);
+        w->node_rank = me;
+        w->node_size = n;
+        w->spans_nodes = 0;
+    } else {
+        if ((rc = place_ranks(w, ri, &pl)) != MPI_SUCCESS)
+            return rc;
+        seg_size = pl[me].seg_size;
+        leader = pl[me].leader;
+    }
+    w->node_all = w->node_size == n;
     if (w->flavor == MPI_WIN_FLAVOR_SHARED && !w->node_all) {
         free(pl);
         return remora_err(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared over processes that cannot share memory");
     }
-    int rc = remora_segment_create(w->comm, pl[me].leader, nmembers, pl[me].seg_size, &w->seg);
+    rc = remora_segment_create(w->comm, leader, w->node_size, seg_size, &w->seg);
     if (rc != MPI_SUCCESS) {
-        rc = remora_err(rc, "no memory for the window's segment (%zu bytes)", pl[me].seg_size);
         free(pl);
-        return rc;
+        return remora_err(rc, "no memory for the window's segment (%zu bytes)", seg_size);
     }
     char *seg = w->seg.addr;
     w->node_hdr = (struct remora_node_header *)seg;
-    w->ctrl = (struct remora_ctrl *)(seg + pl[me].ctrl);
+    w->ctrl = (struct remora_ctrl *)(seg + w->ctrl_start + w->ctrl_stride * (size_t)w->node_rank);
     if (w->dyn_cap) {
-        w->dyn_tables = seg + pl[me].dyn - remora_dyn_table_bytes(w->dyn_cap) * (size_t)pl[me].k;
-        for (int r = 0; r < n; r++)
-            if (w->node_of_rank[r] >= 0)
-                ((struct remora_dyn_table *)(seg + pl[r].dyn))->cap = w->dyn_cap;
-    }
-    for (int r = 0; r < n; r++) {
-        w->peers[r].size = (uint64_t)ri[r].size;
-        w->peers[r].disp_unit = (uint32_t)ri[r].disp_unit;
+        w->dyn_tables = seg + w->dyn_start;
+        for (int k = 0; k < w->node_size; k++)
+            ((struct remora_dyn_table *)(seg + w->dyn_start + w->dyn_bytes * (size_t)k))->cap = w->dyn_cap;
     }
     rc = remora_win_reach_build(w, pl, user_base);
     if (rc == MPI_SUCCESS && w->flavor == MPI_WIN_FLAVOR_CREATE)
         w->base = user_base;
     else if (rc == MPI_SUCCESS)
-        w->base = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : w->peers[me].base;
+        w->base = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : remora_rank_known(w, me)->peer.base;
     free(pl);
     return rc;
 }
 
-/* Waits must yield when this machine runs more of our processes than it has cores. */
-static void note_machine_load(const struct rank_info *ri, int n)
+/* Whether every rank gives one size and displacement unit, and all are on one
+ * node: then every rank's place is computed, nothing is gathered (one
+ * allreduce, O(1) memory per process). */
+static int uniform_on_node(const struct remora_win *w)
 {
-    int here = 0;
-    for (int r = 0; r < n; r++)
-        here += ri[r].shm_key == remora_ctx.shm_key;
+    uint64_t v[] = {(uint64_t)w->size, ~(uint64_t)w->size, (uint64_t)w->disp_unit, ~(uint64_t)w->disp_unit,
+                    remora_ctx.node_key, ~remora_ctx.node_key, remora_ctx.shm_key, ~remora_ctx.shm_key};
+    PMPI_Allreduce(MPI_IN_PLACE, v, sizeof v / sizeof *v, MPI_UINT64_T, MPI_MAX, w->comm);
+    for (size_t i = 0; i < sizeof v / sizeof *v; i += 2)
+        if (v[i] != ~v[i + 1]) /* the maximum is not the minimum */
+            return 0;
+    return 1;
+}
+
+/* Waits must yield when this machine runs more of our processes than it has cores. */
+static void note_machine_load(int here)
+{
     if (here > remora_ctx.ncpus)
         atomic_store_explicit(&remora_ctx.oversubscribed, 1, memory_order_relaxed);
+}
+
+/* The general case: what every rank gives, gathered, then laid out. */
+static int build_gathered(struct remora_win *w, void *user_base)
+{
+    int n = w->comm_size, here = 0;
+    struct rank_info *ri = malloc(sizeof *ri * (size_t)n);
+    if (!remora_boot_agree(w->comm, ri != NULL)) {
+        free(ri);
+        return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
+    }
+    struct rank_info mine = {.node_key = remora_ctx.node_key, .shm_key = remora_ctx.shm_key,
+                             .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .size = w->size};
+    PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, ri, sizeof mine, MPI_BYTE, w->comm);
+    int rc = build_memory(w, ri, user_base);
+    for (int r = 0; r < n; r++)
+        here += ri[r].shm_key == remora_ctx.shm_key;
+    note_machine_load(here);
+    free(ri);
+    return rc;
 }
 
 static struct remora_win *win_alloc(int n)
@@ -219,21 +307,12 @@ static struct remora_win *win_alloc(int n)
     struct remora_win *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    /* peers are cache-line aligned (transport.h): calloc does not promise that */
-    size_t peer_bytes = ((size_t)n * sizeof *w->peers + 63) / 64 * 64;
-    if ((w->peers = aligned_alloc(64, peer_bytes ? peer_bytes : 64)))
-        memset(w->peers, 0, peer_bytes);
-    w->lock_state = calloc((size_t)n, 1);
-    w->starts_toward = calloc((size_t)n, sizeof *w->starts_toward);
-    w->reach = calloc((size_t)n, sizeof *w->reach);
-    if (!w->peers || !w->lock_state || !w->starts_toward || !w->reach) {
-        free(w->reach);
-        free(w->peers);
-        free(w->lock_state);
-        free(w->starts_toward);
+    w->ranks = calloc(((size_t)n + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK, sizeof *w->ranks);
+    if (!w->ranks) {
         free(w);
         return NULL;
     }
+    pthread_mutex_init(&w->ranks_lock, NULL);
     pthread_mutex_init(&w->dyn_lock, NULL);
     w->group = MPI_GROUP_NULL;
     w->info = MPI_INFO_NULL;
@@ -264,12 +343,8 @@ static void win_release(struct remora_win *w)
         PMPI_Comm_free(&w->comm);
     remora_errh_release(&w->errh);
     pthread_mutex_destroy(&w->dyn_lock);
-    free(w->node_of_rank);
-    free(w->world_rank);
-    free(w->reach);
-    free(w->peers);
-    free(w->lock_state);
-    free(w->starts_toward);
+    pthread_mutex_destroy(&w->ranks_lock);
+    free(w->ranks);
     free(w->start_group);
     free(w->post_group);
     w->magic = 0;
@@ -281,13 +356,10 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
 {
     int rc = check_args(comm, flavor, size, disp_unit), agreed, n = 0, me = 0;
     struct remora_win *w = NULL;
-    struct rank_info *ri = NULL;
     if (rc == MPI_SUCCESS) {
         PMPI_Comm_size(comm, &n);
         PMPI_Comm_rank(comm, &me);
-        w = win_alloc(n);
-        ri = malloc(sizeof *ri * (size_t)n);
-        if (!w || !ri)
+        if (!(w = win_alloc(n)))
             rc = remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
     }
     if (rc != MPI_ERR_COMM) {
@@ -300,7 +372,6 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
     if (rc != MPI_SUCCESS) {
         if (w)
             win_release(w);
-        free(ri);
         return rc;
     }
     w->comm_size = n;
@@ -318,12 +389,13 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
         PMPI_Info_create(&w->info);
     remora_win_apply_hints(w);
 
-    struct rank_info mine = {.node_key = remora_ctx.node_key, .shm_key = remora_ctx.shm_key,
-                             .world_rank = remora_ctx.world_rank, .disp_unit = w->disp_unit, .size = w->size};
-    PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, ri, sizeof mine, MPI_BYTE, w->comm);
-    rc = build_memory(w, ri, user_base);
-    note_machine_load(ri, n);
-    free(ri);
+    w->lazy_ranks = flavor != MPI_WIN_FLAVOR_CREATE && uniform_on_node(w); /* create: every rank has its own key */
+    if (w->lazy_ranks) {
+        rc = build_memory(w, NULL, user_base);
+        note_machine_load(n);
+    } else {
+        rc = build_gathered(w, user_base);
+    }
     if (rc == MPI_SUCCESS) {
         pthread_mutex_lock(&remora_core.lock);
         rc = remora_win_table_insert(&remora_core.wins, w, &w->index);
@@ -373,8 +445,13 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     int shared = w->flavor == MPI_WIN_FLAVOR_SHARED;
     if (rank == MPI_PROC_NULL) {
         /* the lowest rank with memory (that this process can load and store) */
-        for (rank = 0; rank < w->comm_size && (w->peers[rank].size == 0 || !(shared || w->peers[rank].base)); rank++)
-            ;
+        for (rank = 0; rank < w->comm_size; rank++) {
+            const struct remora_rank_state *r = remora_rank(w, rank);
+            if (!r)
+                return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", w->comm_size);
+            if (r->peer.size && (shared || r->peer.base))
+                break;
+        }
         if (rank == w->comm_size)
             rank = shared ? 0 : -1;
     } else if ((unsigned)rank >= (unsigned)w->comm_size) {
@@ -386,7 +463,10 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
         *base = NULL;
         return MPI_SUCCESS;
     }
-    const struct remora_peer *p = &w->peers[rank];
+    const struct remora_rank_state *r = remora_rank(w, rank);
+    if (!r)
+        return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", w->comm_size);
+    const struct remora_peer *p = &r->peer;
     *size = shared || p->base ? (MPI_Aint)p->size : 0;
     *disp_unit = (int)p->disp_unit;
     *base = p->base;

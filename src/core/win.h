@@ -57,6 +57,26 @@ struct remora_reach {
     struct remora_rmem dyn;  /* dynamic windows: its region table, the fastest way          */
 };
 
+/* Everything this process keeps about one rank of a window.  Made at the
+ * rank's first use, a chunk of REMORA_RANK_CHUNK ranks at a time (win_reach.c),
+ * when the window's layout lets every rank's place be computed (one node, the
+ * same size and displacement unit everywhere): a process then holds state
+ * only for the ranks it deals with, as foMPI's O(1) windows.  Otherwise all
+ * are made at creation.  Never moves or goes before the window does. */
+struct remora_rank_state {
+    struct remora_peer peer;   /* first: the fast path reads this line only   */
+    struct remora_reach reach;
+    uint64_t starts_toward;    /* PSCW: how many of our starts named it       */
+    int world_rank;            /* its rank in MPI_COMM_WORLD                  */
+    int node_rank;             /* its place in our node segment, or -1        */
+    uint8_t lock_state;        /* enum remora_lock_state                      */
+};
+
+enum { REMORA_RANK_CHUNK = 8 };
+struct remora_rank_chunk {
+    struct remora_rank_state rank[REMORA_RANK_CHUNK];
+};
+
 /* ---- remotely accessible state of one rank ------------------------------- */
 struct remora_ctrl {
     /* Local lock word (lock.c): bit 0 exclusive holder, bits 1..31 shared
@@ -107,7 +127,8 @@ struct remora_win {
     /* read by every RMA call */
     uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
     int comm_size;
-    struct remora_peer *peers;      /* [comm_size]                                   */
+    /* [comm_size / REMORA_RANK_CHUNK, rounded up]: NULL until made */
+    struct remora_rank_chunk *_Atomic *ranks;
     /* The predefined type last moved on this window: programs mostly move one
      * type per window, and one compare beats a hash lookup.  Entries are
      * immutable, so one pointer load gives a consistent (handle, size). */
@@ -119,7 +140,6 @@ struct remora_win {
      * its words (control and data, on-node peers' too) goes through the
      * network; on one node, through CPU atomics. */
     int spans_nodes;
-    struct remora_reach *reach;     /* [comm_size]                                   */
 
     /* identity */
     int index;                      /* Fortran handle, table index                   */
@@ -135,15 +155,19 @@ struct remora_win {
     MPI_Comm node_comm;             /* this window's processes in my protocol domain  */
     int node_rank, node_size;
     int node_all;                   /* the whole window is in node_comm               */
-    int *node_of_rank;              /* window rank -> node_comm rank (or -1)          */
-    int *world_rank;                /* window rank -> rank in MPI_COMM_WORLD          */
     struct remora_segment seg;      /* node segment: header, control blocks, data     */
     struct remora_node_header *node_hdr;
     struct remora_ctrl *ctrl;       /* mine                                           */
     size_t ctrl_stride;
     int shared_noncontig;
+    /* Ranks are made on first use (remora_rank_state), their places computed:
+     * rank k's control block at ctrl_start + k * ctrl_stride of the segment,
+     * region table at dyn_start + k * dyn_bytes, data at data_start + k * data_stride. */
+    int lazy_ranks;
+    size_t ctrl_start, dyn_start, dyn_bytes, data_start, data_stride;
+    pthread_mutex_t ranks_lock;     /* serialises making ranks                        */
     struct remora_mem_reg seg_reg, data_reg; /* ours: the segment, the user memory (create) */
-    struct remora_rmem *keys;       /* every rank's unpacked keys, released with the window    */
+    struct remora_rmem *keys;       /* every rank's unpacked keys (none with lazy_ranks) */
     int nkeys;
     void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
     uint32_t dyn_cap;               /* regions per table                                      */
@@ -156,9 +180,7 @@ struct remora_win {
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
     int locks_held;                 /* per-target locks held or being acquired          */
-    uint8_t *lock_state;            /* [comm_size] enum remora_lock_state               */
     int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
-    uint64_t *starts_toward;        /* [comm_size] cumulative starts naming each rank   */
     int *post_group; int post_n;    /* PSCW exposure epoch                              */
     int post_open;
     uint64_t completions_expected;  /* cumulative group sizes of our posts               */
@@ -174,6 +196,24 @@ struct remora_win {
     MPI_Aint attr_size;             /* values the predefined attributes point to        */
     int attr_disp_unit, attr_flavor, attr_model;
 };
+
+/* Rank r's state if it has been made, else NULL (0 <= r < comm_size). */
+static inline struct remora_rank_state *remora_rank_known(const struct remora_win *w, int r)
+{
+    unsigned u = (unsigned)r; /* a shift and a mask */
+    struct remora_rank_chunk *c = atomic_load_explicit(&w->ranks[u / REMORA_RANK_CHUNK], memory_order_acquire);
+    return c ? &c->rank[u % REMORA_RANK_CHUNK] : NULL;
+}
+
+/* Makes rank r's chunk (win_reach.c); NULL when out of memory. */
+struct remora_rank_state *remora_rank_make(struct remora_win *w, int r);
+
+/* Rank r's state, made if need be; NULL when out of memory (0 <= r < comm_size). */
+static inline struct remora_rank_state *remora_rank(struct remora_win *w, int r)
+{
+    struct remora_rank_state *s = remora_rank_known(w, r);
+    return s ? s : remora_rank_make(w, r);
+}
 
 /* Is window w's rank `target` reachable by RMA right now? */
 static inline int remora_epoch_allows(const struct remora_win *w, const struct remora_peer *p)

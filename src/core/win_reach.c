@@ -10,8 +10,12 @@
  *   amo   the same memory in the window's atomicity domain;
  *   dyn   its region table (dynamic windows): mapped on the node, else network.
  * Accumulates on r's memory use atomics only if every origin has atomics on
- * it (peers[r].acc_atomic, agreed by all), so an element is never updated both
- * with atomics and under the accumulate lock. */
+ * it (peer.acc_atomic, agreed by all), so an element is never updated both
+ * with atomics and under the accumulate lock.
+ *
+ * With w->lazy_ranks every rank is on our node and in our segment, so its
+ * rmems are addresses there, computed when the rank is first used; no key is
+ * exchanged. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +41,16 @@ static struct remora_rmem view(const struct remora_rmem *m, size_t delta)
     return v;
 }
 
-/* Rank r's rmems from its keys (seg, data: its packed keys). */
-static int reach_rank(struct remora_win *w, int r, const struct remora_win_place *p, const char *seg_key,
-                      size_t seg_len, const char *data_key, size_t data_len)
+/* Rank r's state from its place and (across nodes, MPI_Win_create) its keys. */
+static int reach_rank(struct remora_win *w, int r, struct remora_rank_state *s, const struct remora_win_place *p,
+                      const char *seg_key, size_t seg_len, const char *data_key, size_t data_len)
 {
-    struct remora_reach *x = &w->reach[r];
-    struct remora_rmem *key = &w->keys[3 * r]; /* seg over the network, data, data over the network */
-    int proc = w->world_rank[r], on_node = w->node_of_rank[r] >= 0, st = REMORA_OK;
+    struct remora_reach *x = &s->reach;
+    int proc = p->world_rank, on_node = p->node_rank >= 0, st = REMORA_OK;
+    struct remora_rmem *key = w->keys ? &w->keys[3 * r] : NULL; /* seg over the network, data, data over the network */
     char *seg = w->seg.addr;
+    s->world_rank = proc;
+    s->node_rank = p->node_rank;
     if (w->spans_nodes)
         st = remora_mem_unpack(proc, seg_key, seg_len, REMORA_REACH_NET, &key[0]);
     if (st != REMORA_OK)
@@ -73,7 +79,9 @@ static int reach_rank(struct remora_win *w, int r, const struct remora_win_place
             x->data = view(&key[0], p->data);
         x->amo = w->spans_nodes ? view(&key[0], p->data) : x->data;
     }
-    struct remora_peer *peer = &w->peers[r];
+    struct remora_peer *peer = &s->peer;
+    peer->size = p->size;
+    peer->disp_unit = p->disp_unit;
     peer->base = x->data.tp ? remora_mapped(&x->data, 0) : NULL;
     peer->fast_limit = peer->base ? peer->size : 0;
     peer->fast_disps = peer->fast_limit / peer->disp_unit;
@@ -81,9 +89,56 @@ static int reach_rank(struct remora_win *w, int r, const struct remora_win_place
     return st;
 }
 
+static struct remora_rank_chunk *new_chunk(void)
+{
+    struct remora_rank_chunk *c = aligned_alloc(REMORA_CACHELINE, sizeof *c); /* peers are cache-line aligned */
+    if (c)
+        memset(c, 0, sizeof *c);
+    return c;
+}
+
+/* Rank r's place with w->lazy_ranks: the window's rank r is member r of our segment. */
+static struct remora_win_place lazy_place(const struct remora_win *w, int r, int world_rank)
+{
+    struct remora_win_place p = {.k = r, .leader = 0, .node_rank = r, .world_rank = world_rank,
+                                 .size = (uint64_t)w->size, .disp_unit = (uint32_t)w->disp_unit};
+    p.ctrl = w->ctrl_start + w->ctrl_stride * (size_t)r;
+    p.dyn = w->dyn_start + w->dyn_bytes * (size_t)r;
+    p.data = w->data_start + w->data_stride * (size_t)r;
+    return p;
+}
+
+struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
+{
+    int first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK, n = w->comm_size - first;
+    n = n < REMORA_RANK_CHUNK ? n : REMORA_RANK_CHUNK;
+    pthread_mutex_lock(&w->ranks_lock);
+    struct remora_rank_chunk *c = atomic_load_explicit(&w->ranks[r / REMORA_RANK_CHUNK], memory_order_relaxed);
+    if (!c && w->lazy_ranks && (c = new_chunk())) {
+        int mine[REMORA_RANK_CHUNK], world[REMORA_RANK_CHUNK];
+        MPI_Group group, world_group;
+        for (int i = 0; i < n; i++)
+            mine[i] = first + i;
+        PMPI_Comm_group(w->comm, &group);
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Group_translate_ranks(group, n, mine, world_group, world);
+        PMPI_Group_free(&group);
+        PMPI_Group_free(&world_group);
+        for (int i = 0; i < n; i++) {
+            struct remora_win_place p = lazy_place(w, first + i, world[i]);
+            reach_rank(w, first + i, &c->rank[i], &p, NULL, 0, NULL, 0); /* mapped: cannot fail */
+        }
+        atomic_store_explicit(&w->ranks[r / REMORA_RANK_CHUNK], c, memory_order_release);
+    }
+    pthread_mutex_unlock(&w->ranks_lock);
+    return c ? &c->rank[r % REMORA_RANK_CHUNK] : NULL;
+}
+
 int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *pl, void *user_base)
 {
     int n = w->comm_size, st = REMORA_OK;
+    if (w->lazy_ranks) /* nothing to register or exchange: ranks are made on first use */
+        return remora_rank(w, w->rank) ? MPI_SUCCESS : remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
     if (w->spans_nodes && (st = remora_net_wireup(w->comm)) != REMORA_OK)
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
@@ -95,15 +150,21 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
                                : remora_err(MPI_ERR_NO_MEM, "another process could not register its window memory");
     char *all;
     size_t *offs, *lens;
+    int made = 1;
+    for (int c = 0; c < (n + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK; c++) {
+        struct remora_rank_chunk *chunk = new_chunk();
+        atomic_store_explicit(&w->ranks[c], chunk, memory_order_relaxed);
+        made &= chunk != NULL;
+    }
     w->keys = calloc(3 * (size_t)n, sizeof *w->keys);
-    if (!remora_boot_agree(w->comm, w->keys != NULL) || exchange_keys(w, &all, &offs, &lens) != MPI_SUCCESS)
+    if (!remora_boot_agree(w->comm, made && w->keys != NULL) || exchange_keys(w, &all, &offs, &lens) != MPI_SUCCESS)
         return remora_err(MPI_ERR_NO_MEM, "exchanging the window's keys");
     w->nkeys = 3 * n;
     for (int r = 0; r < n && st == REMORA_OK; r++) {
         uint32_t hdr[2];
         memcpy(hdr, all + offs[r], sizeof hdr);
         const char *keys = all + offs[r] + sizeof hdr;
-        st = reach_rank(w, r, &pl[r], keys, hdr[0], keys + hdr[0], hdr[1]);
+        st = reach_rank(w, r, remora_rank_known(w, r), &pl[r], keys, hdr[0], keys + hdr[0], hdr[1]);
     }
     free(all);
     free(offs);
@@ -120,10 +181,10 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
             return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
         }
         for (int r = 0; r < n; r++)
-            ok[r] = w->peers[r].acc_atomic;
+            ok[r] = remora_rank_known(w, r)->peer.acc_atomic;
         PMPI_Allreduce(MPI_IN_PLACE, ok, n, MPI_INT, MPI_LAND, w->comm);
         for (int r = 0; r < n; r++)
-            w->peers[r].acc_atomic = (uint8_t)ok[r];
+            remora_rank_known(w, r)->peer.acc_atomic = (uint8_t)ok[r];
         free(ok);
     }
     return MPI_SUCCESS;
@@ -138,4 +199,8 @@ void remora_win_reach_free(struct remora_win *w)
     w->nkeys = 0;
     remora_mem_deregister(&w->seg_reg);
     remora_mem_deregister(&w->data_reg);
+    for (int c = 0; w->ranks && c < (w->comm_size + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK; c++) {
+        free(atomic_load_explicit(&w->ranks[c], memory_order_relaxed));
+        atomic_store_explicit(&w->ranks[c], NULL, memory_order_relaxed);
+    }
 }

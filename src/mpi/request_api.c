@@ -43,8 +43,9 @@ static int passive_epoch(struct remora_win *w, int target)
         return rc;
     if (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL)
         return MPI_SUCCESS;
-    if (atomic_load_explicit(&w->peers[target].access, memory_order_relaxed) &
-        (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL))
+    const struct remora_rank_state *s = remora_rank_known(w, target);
+    if (s && atomic_load_explicit(&s->peer.access, memory_order_relaxed) &
+                 (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL))
         return MPI_SUCCESS;
     return remora_err(MPI_ERR_RMA_SYNC, "request-based RMA outside a passive-target epoch on target %d", target);
 }

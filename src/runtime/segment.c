@@ -92,19 +92,25 @@ int remora_segment_create(MPI_Comm comm, int leader, int group_size, size_t size
         }
     }
     /* One exchange for all groups: no per-node communicator is needed (MPICH
-     * has room for only ~2000 communicators, and windows are many). */
-    struct share_msg *all = malloc((size_t)nprocs * sizeof *all);
-    if (!remora_boot_agree(comm, all != NULL)) {
+     * has room for only ~2000 communicators, and windows are many).  One
+     * group: a broadcast (O(log p) time, O(1) memory). */
+    struct share_msg msg = mine;
+    if (group_size == nprocs) {
+        PMPI_Bcast(&msg, sizeof msg, MPI_BYTE, leader, comm);
+    } else {
+        struct share_msg *all = malloc((size_t)nprocs * sizeof *all);
+        if (!remora_boot_agree(comm, all != NULL)) {
+            free(all);
+            if (fd >= 0)
+                close(fd);
+            if (rank == leader && shared && mine.method == SHARE_POSIX)
+                shm_unlink(mine.name);
+            return MPI_ERR_NO_MEM;
+        }
+        PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);
+        msg = all[leader];
         free(all);
-        if (fd >= 0)
-            close(fd);
-        if (rank == leader && shared && mine.method == SHARE_POSIX)
-            shm_unlink(mine.name);
-        return MPI_ERR_NO_MEM;
     }
-    PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);
-    struct share_msg msg = all[leader];
-    free(all);
 
     int ok = msg.method != 0;
     if (ok && !shared) {
