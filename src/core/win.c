@@ -307,7 +307,7 @@ static struct remora_win *win_alloc(int n)
     struct remora_win *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    w->ranks = calloc(((size_t)n + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK, sizeof *w->ranks);
+    w->ranks = calloc((size_t)n, sizeof *w->ranks);
     if (!w->ranks) {
         free(w);
         return NULL;

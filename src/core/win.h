@@ -127,8 +127,10 @@ struct remora_win {
     /* read by every RMA call */
     uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
     int comm_size;
-    /* [comm_size / REMORA_RANK_CHUNK, rounded up]: NULL until made */
-    struct remora_rank_chunk *_Atomic *ranks;
+    /* [comm_size]: each rank's state, NULL until made; the states live in
+     * chunks of REMORA_RANK_CHUNK ranks (one pointer per rank, not per chunk,
+     * keeps the fast path's lookup one load) */
+    struct remora_rank_state *_Atomic *ranks;
     /* The predefined type last moved on this window: programs mostly move one
      * type per window, and one compare beats a hash lookup.  Entries are
      * immutable, so one pointer load gives a consistent (handle, size). */
@@ -200,9 +202,7 @@ struct remora_win {
 /* Rank r's state if it has been made, else NULL (0 <= r < comm_size). */
 static inline struct remora_rank_state *remora_rank_known(const struct remora_win *w, int r)
 {
-    unsigned u = (unsigned)r; /* a shift and a mask */
-    struct remora_rank_chunk *c = atomic_load_explicit(&w->ranks[u / REMORA_RANK_CHUNK], memory_order_acquire);
-    return c ? &c->rank[u % REMORA_RANK_CHUNK] : NULL;
+    return atomic_load_explicit(&w->ranks[r], memory_order_acquire);
 }
 
 /* Makes rank r's chunk (win_reach.c); NULL when out of memory. */

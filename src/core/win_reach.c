@@ -108,13 +108,29 @@ static struct remora_win_place lazy_place(const struct remora_win *w, int r, int
     return p;
 }
 
+/* How many ranks the chunk of rank r holds, from its first rank on. */
+static int chunk_ranks(const struct remora_win *w, int r, int *first)
+{
+    *first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK;
+    int n = w->comm_size - *first;
+    return n < REMORA_RANK_CHUNK ? n : REMORA_RANK_CHUNK;
+}
+
+/* Makes the states of chunk c (ranks first.. first + n - 1) visible: release
+ * stores, so that a reader who finds a rank's pointer sees its state. */
+static void publish_chunk(struct remora_win *w, struct remora_rank_chunk *c, int first, int n)
+{
+    for (int i = 0; i < n; i++)
+        atomic_store_explicit(&w->ranks[first + i], &c->rank[i], memory_order_release);
+}
+
 struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
 {
-    int first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK, n = w->comm_size - first;
-    n = n < REMORA_RANK_CHUNK ? n : REMORA_RANK_CHUNK;
+    int first, n = chunk_ranks(w, r, &first);
     pthread_mutex_lock(&w->ranks_lock);
-    struct remora_rank_chunk *c = atomic_load_explicit(&w->ranks[r / REMORA_RANK_CHUNK], memory_order_relaxed);
-    if (!c && w->lazy_ranks && (c = new_chunk())) {
+    struct remora_rank_state *s = atomic_load_explicit(&w->ranks[r], memory_order_relaxed);
+    struct remora_rank_chunk *c;
+    if (!s && w->lazy_ranks && (c = new_chunk())) {
         int mine[REMORA_RANK_CHUNK], world[REMORA_RANK_CHUNK];
         MPI_Group group, world_group;
         for (int i = 0; i < n; i++)
@@ -128,10 +144,11 @@ struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
             struct remora_win_place p = lazy_place(w, first + i, world[i]);
             reach_rank(w, first + i, &c->rank[i], &p, NULL, 0, NULL, 0); /* mapped: cannot fail */
         }
-        atomic_store_explicit(&w->ranks[r / REMORA_RANK_CHUNK], c, memory_order_release);
+        publish_chunk(w, c, first, n);
+        s = &c->rank[r - first];
     }
     pthread_mutex_unlock(&w->ranks_lock);
-    return c ? &c->rank[r % REMORA_RANK_CHUNK] : NULL;
+    return s;
 }
 
 int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *pl, void *user_base)
@@ -151,9 +168,11 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
     char *all;
     size_t *offs, *lens;
     int made = 1;
-    for (int c = 0; c < (n + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK; c++) {
+    for (int first = 0; first < n; first += REMORA_RANK_CHUNK) {
         struct remora_rank_chunk *chunk = new_chunk();
-        atomic_store_explicit(&w->ranks[c], chunk, memory_order_relaxed);
+        int from, k = chunk_ranks(w, first, &from);
+        if (chunk)
+            publish_chunk(w, chunk, from, k);
         made &= chunk != NULL;
     }
     w->keys = calloc(3 * (size_t)n, sizeof *w->keys);
@@ -199,8 +218,9 @@ void remora_win_reach_free(struct remora_win *w)
     w->nkeys = 0;
     remora_mem_deregister(&w->seg_reg);
     remora_mem_deregister(&w->data_reg);
-    for (int c = 0; w->ranks && c < (w->comm_size + REMORA_RANK_CHUNK - 1) / REMORA_RANK_CHUNK; c++) {
-        free(atomic_load_explicit(&w->ranks[c], memory_order_relaxed));
-        atomic_store_explicit(&w->ranks[c], NULL, memory_order_relaxed);
-    }
+    /* a chunk's first rank's state is where the chunk begins */
+    for (int first = 0; w->ranks && first < w->comm_size; first += REMORA_RANK_CHUNK)
+        free(atomic_load_explicit(&w->ranks[first], memory_order_relaxed));
+    for (int r = 0; w->ranks && r < w->comm_size; r++)
+        atomic_store_explicit(&w->ranks[r], NULL, memory_order_relaxed);
 }
