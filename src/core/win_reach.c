@@ -108,11 +108,10 @@ static struct remora_win_place lazy_place(const struct remora_win *w, int r, int
     return p;
 }
 
-/* How many ranks the chunk of rank r holds, from its first rank on. */
-static int chunk_ranks(const struct remora_win *w, int r, int *first)
+/* How many ranks the chunk that begins at rank `first` holds. */
+static int chunk_ranks(const struct remora_win *w, int first)
 {
-    *first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK;
-    int n = w->comm_size - *first;
+    int n = w->comm_size - first;
     return n < REMORA_RANK_CHUNK ? n : REMORA_RANK_CHUNK;
 }
 
@@ -126,7 +125,7 @@ static void publish_chunk(struct remora_win *w, struct remora_rank_chunk *c, int
 
 struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
 {
-    int first, n = chunk_ranks(w, r, &first);
+    int first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK, n = chunk_ranks(w, first);
     pthread_mutex_lock(&w->ranks_lock);
     struct remora_rank_state *s = atomic_load_explicit(&w->ranks[r], memory_order_relaxed);
     struct remora_rank_chunk *c;
@@ -170,9 +169,8 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
     int made = 1;
     for (int first = 0; first < n; first += REMORA_RANK_CHUNK) {
         struct remora_rank_chunk *chunk = new_chunk();
-        int from, k = chunk_ranks(w, first, &from);
         if (chunk)
-            publish_chunk(w, chunk, from, k);
+            publish_chunk(w, chunk, first, chunk_ranks(w, first));
         made &= chunk != NULL;
     }
     w->keys = calloc(3 * (size_t)n, sizeof *w->keys);
