@@ -569,20 +569,17 @@ static int add_unit(struct image *im, const struct unit *u)
     return REMORA_OK;
 }
 
-/* The parts of segment k in each span: units where the span has atomics
- * (each unit-aligned stretch as its largest aligned words), read into cur;
- * plain bytes elsewhere, read when `read_plain` (complete at flush_plain). */
-static int read_segment(const struct acc *a, struct image *im, size_t k, int read_plain)
+/* The units of segment k where its spans have atomics (each unit-aligned
+ * stretch as its largest aligned words), read into cur.  Plain bytes (spans
+ * without atomics) are read by move_plain, only those the call touches:
+ * their neighbours in the segment may be another origin's put. */
+static int read_segment(const struct acc *a, struct image *im, size_t k)
 {
     const struct seg *g = &im->seg[k];
     for (uint64_t pos = g->lo; pos < g->hi;) {
         const struct remora_span *s = remora_target_span_at(&a->t, pos);
         uint64_t end = s->hi < g->hi ? s->hi : g->hi;
-        unsigned char *img = im->cur + g->img + (pos - g->lo);
         if (!s->atomic) {
-            int st = read_plain ? remora_get(s->data, pos - s->lo + s->at, img, end - pos) : REMORA_OK;
-            if (st != REMORA_OK)
-                return st;
             pos = end;
             continue;
         }
@@ -777,8 +774,9 @@ static int units_unchanged(const struct image *im, int *same)
     return REMORA_OK;
 }
 
-/* Write the pieces' bytes of spans without atomics from nxt (under the stripes). */
-static int write_plain(const struct acc *a, struct image *im)
+/* The call's bytes in spans without atomics (under the stripes): read into
+ * cur (put == 0) or written from nxt; complete at flush_plain. */
+static int move_plain(const struct acc *a, struct image *im, int put)
 {
     for (size_t i = 0; i < a->np; i++) {
         const struct piece *p = &a->p[i];
@@ -787,7 +785,9 @@ static int write_plain(const struct acc *a, struct image *im)
             const struct remora_span *s = remora_target_span_at(&a->t, pos);
             uint64_t stop = s->hi < end ? s->hi : end;
             if (!s->atomic) {
-                int st = remora_put(s->data, pos - s->lo + s->at, im->nxt + g->img + (pos - g->lo), stop - pos);
+                uint64_t off = pos - s->lo + s->at, img = g->img + (pos - g->lo);
+                int st = put ? remora_put(s->data, off, im->nxt + img, stop - pos)
+                             : remora_get(s->data, off, im->cur + img, stop - pos);
                 if (st != REMORA_OK)
                     return st;
             }
@@ -995,8 +995,8 @@ static int run_image(const struct acc *a, uint64_t round)
         if (base)
             mapped16_read(&im, base, a->t.few[0].lo, 0, &same);
         for (size_t k = 0; !base && st == REMORA_OK && k < im.nseg; k++)
-            st = read_segment(a, &im, k, read_plain);
-        if (st == REMORA_OK && read_plain) /* the plain bytes read */
+            st = read_segment(a, &im, k);
+        if (st == REMORA_OK && read_plain && (st = move_plain(a, &im, 0)) == REMORA_OK) /* the plain bytes read */
             st = flush_plain(a);
         unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units it writes whole are stored, not swapped) */
         if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch) {
@@ -1022,7 +1022,7 @@ static int run_image(const struct acc *a, uint64_t round)
         }
     } while (st == REMORA_OK && !same);
     if (st == REMORA_OK && writes)
-        st = write_plain(a, &im);
+        st = move_plain(a, &im, 1);
     if (st == REMORA_OK && writes)
         st = flush_plain(a);
     for (size_t i = 0; st == REMORA_OK && fetch && i < a->np; i++) {
