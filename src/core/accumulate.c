@@ -996,7 +996,9 @@ static int run_image(const struct acc *a, uint64_t round)
             mapped16_read(&im, base, a->t.few[0].lo, 0, &same);
         for (size_t k = 0; !base && st == REMORA_OK && k < im.nseg; k++)
             st = read_segment(a, &im, k);
-        if (st == REMORA_OK && read_plain && (st = move_plain(a, &im, 0)) == REMORA_OK) /* the plain bytes read */
+        if (st == REMORA_OK && read_plain) /* the plain bytes read */
+            st = move_plain(a, &im, 0);
+        if (st == REMORA_OK && read_plain)
             st = flush_plain(a);
         unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units it writes whole are stored, not swapped) */
         if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch) {
