@@ -56,7 +56,7 @@ int remora_fence(struct remora_win *w, int assert)
 
     remora_spin_lock(&w->sync_lock);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
-    atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
+    remora_count_epoch(w);
     atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     remora_spin_unlock(&w->sync_lock);
     return remora_status_err(st, "completing the operations before the fence");

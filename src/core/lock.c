@@ -6,37 +6,52 @@
  *   bits 32..63  WAITING  exclusive lockers waiting for this target (+2^32 each)
  * Global word, at the master = rank 0 (ctrl.lock_global):
  *   bits 0..20   EX_WAIT  exclusive lockers waiting to register
- *   bits 21..41  EX_HELD  exclusive locks held anywhere in the window
+ *   bits 21..41  EX_HELD  registered exclusive locks held anywhere in the window
  *   bits 42..63  ALL      lock_all holders
+ *
+ * Across nodes every exclusive locker registers (EX_HELD), and a lock_all
+ * reaches every target at once.  On one node an exclusive locker that meets
+ * no lock_all holds only its target's EXCL (REMORA_LOCK_EXCL_LOCAL: a CAS,
+ * then a read of the master's word), and a lock_all reaches each target only
+ * after reading its local word free of EXCL (remora_lock_all_reach), the
+ * first time it accesses it.  Both sides are sequentially consistent, so of
+ * a locker and a lock_all that race the later sees the earlier: the locker
+ * gives its EXCL back and registers, or the lock_all waits for the unlock.
  *
  * Invariants:
  *   I1  A target has an EXCL holder only when it has no SHARED holder, and at
  *       most one EXCL holder: EXCL is set only by a CAS from a value with zero
  *       EXCL and SHARED parts; a shared locker that finds EXCL set withdraws.
- *   I2  EX_HELD > 0 and a held lock_all never coexist: an exclusive locker
- *       keeps EX_HELD only if ALL was 0 when it added it (else it turns it into
- *       EX_WAIT), moves from EX_WAIT to EX_HELD only by a CAS from a value with
- *       ALL == 0, and lock_all keeps its increment only if EX_HELD was 0 when
- *       it added it.  Of two racing adds on the one word, the later sees the
- *       earlier.
+ *   I2  A held exclusive lock and a lock_all that has reached its target
+ *       never coexist.  Registered: an exclusive locker keeps EX_HELD only if
+ *       ALL was 0 when it added it (else it turns it into EX_WAIT), moves from
+ *       EX_WAIT to EX_HELD only by a CAS from a value with ALL == 0, and
+ *       lock_all keeps its increment only if EX_HELD was 0 when it added it.
+ *       Of two racing adds on the one word, the later sees the earlier.  On
+ *       one node unregistered: by the CAS-then-read above.
  *   I3  Nobody waits while holding the global or local word of someone it
  *       waits for, except an exclusive locker, who holds EX_HELD while waiting
  *       for shared holders of its target (shared holders never wait on
- *       EX_HELD), or may hold its target's EXCL while waiting for lock_all
- *       holders (they wait on no local word).
+ *       EX_HELD), or, across nodes only, may hold its target's EXCL while
+ *       waiting for lock_all holders (they wait on no local word there; on
+ *       one node they do, so a locker takes the global word first there).
  *       So every wait ends when the holders it waits for unlock.
  * Fairness (no starvation either way): readers (shared, lock_all) give way to
  * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
  * off, but only REMORA_LOCK_PATIENCE times; after that they ignore waiters and
- * enter whenever no exclusive lock is actually held.  A retry waits for the
- * word to change: on one node asleep on its rank's doorbell, which every
- * change rings; across nodes by backing off exponentially (bounded) so
+ * enter whenever no exclusive lock is actually held.  A lock_all holder that
+ * waits for a target's EXCL waits for a locker that either holds the lock
+ * (and unlocks) or has seen the lock_all (and gives it back).  A retry waits
+ * for the word to change: on one node asleep on its rank's doorbell, which
+ * every change rings; across nodes by backing off exponentially (bounded) so
  * contenders do not hammer the words.
  *
- * Costs (no contention): lock_all and shared lock: 1 remote atomic; exclusive
- * lock 2 in flight together (one round trip); releases (unlock, unlock_all)
- * are posted, not waited for: nobody needs to see them complete, and the
- * next locker that finds the word still held waits for it to change. */
+ * Costs (no contention): lock_all and shared lock: 1 atomic (on one node a
+ * read of each target's word on the first access to it); exclusive lock: on
+ * one node 1 CAS and a read, across nodes 2 atomics in flight together (one
+ * round trip); releases (unlock, unlock_all) are posted, not waited for:
+ * nobody needs to see them complete, and the next locker that finds the word
+ * still held waits for it to change. */
 #include "core/ctrl.h"
 #include "core/spin.h"
 #include "core/status.h"
@@ -124,29 +139,33 @@ static int await_writer(struct remora_win *w, int target, size_t off, uint64_t a
     }
 }
 
-static int global_free(uint64_t v);
 static int local_free(uint64_t v);
+/* No lock_all is held (or being taken). */
+static int global_free(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_ALL) == 0; }
 
-/* MPI_Win_lock(EXCLUSIVE): register at the master (EX_HELD) and take the
- * target's EXCL, the two atomics in flight together: one round trip when
- * nobody is in the way.  EX_HELD is added outright and kept only if no
- * lock_all was held (I2: a lock_all keeps its increment only if EX_HELD was 0,
- * so of two racing adds the second one sees the first); otherwise the locker
- * turns it into an announcement (EX_WAIT) and waits for ALL == 0, perhaps
- * holding the target's EXCL meanwhile (I3).  A transport status. */
+static int hold_global(struct remora_win *w, uint64_t g);
+
+/* MPI_Win_lock(EXCLUSIVE), registered: hold EX_HELD at the master and the
+ * target's EXCL.  Across nodes the two atomics are in flight together: one
+ * round trip when nobody is in the way.  On one node the master's word comes
+ * first: lock_all holders wait for a target's EXCL there (I3).  A transport
+ * status. */
 static int acquire_exclusive(struct remora_win *w, int target)
 {
     uint64_t g, l;
-    int st = remora_ctrl_signal_nbi(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, REMORA_AMO_ADD, GLOBAL_EX_HELD, 0, &g);
-    int st_local = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l);
-    int st_done = remora_ctrl_complete(w, MASTER);
-    if ((st = st != REMORA_OK ? st : st_local != REMORA_OK ? st_local : st_done) != REMORA_OK)
-        return st;
-    if (!global_free(g)) {
-        const uint64_t to_waiting = GLOBAL_EX_WAIT - GLOBAL_EX_HELD;
-        if ((st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, to_waiting, &g)) != REMORA_OK ||
-            (st = await_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD, global_free,
-                               g + to_waiting)) != REMORA_OK)
+    int st;
+    if (!w->spans_nodes) {
+        if ((st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_HELD, &g)) != REMORA_OK ||
+            (st = hold_global(w, g)) != REMORA_OK ||
+            (st = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l)) !=
+                REMORA_OK)
+            return st;
+    } else {
+        st = remora_ctrl_signal_nbi(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, REMORA_AMO_ADD, GLOBAL_EX_HELD, 0, &g);
+        int st_local = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l);
+        int st_done = remora_ctrl_complete(w, MASTER);
+        if ((st = st != REMORA_OK ? st : st_local != REMORA_OK ? st_local : st_done) != REMORA_OK ||
+            (st = hold_global(w, g)) != REMORA_OK)
             return st;
     }
     if (l != 0) {
@@ -157,12 +176,80 @@ static int acquire_exclusive(struct remora_win *w, int target)
     return st;
 }
 
+/* Keep the EX_HELD just added (g: the global word before the add) if no
+ * lock_all was held (I2); else turn it into EX_WAIT and wait for ALL == 0. */
+static int hold_global(struct remora_win *w, uint64_t g)
+{
+    if (global_free(g))
+        return REMORA_OK;
+    const uint64_t to_waiting = GLOBAL_EX_WAIT - GLOBAL_EX_HELD;
+    int st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, to_waiting, &g);
+    return st != REMORA_OK ? st
+                           : await_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD,
+                                          global_free, g + to_waiting);
+}
+
+/* A control word of a rank of a window on one node, where every control
+ * block is mapped (its state made), and its doorbell. */
+static _Atomic uint64_t *node_word(const struct remora_rank_state *s, size_t off)
+{
+    return (_Atomic uint64_t *)(s->reach.ctrl.base + off);
+}
+
+static struct remora_doorbell *node_bell(const struct remora_rank_state *s)
+{
+    return (struct remora_doorbell *)(s->reach.ctrl.base + REMORA_CTRL_BELL);
+}
+
+/* remora_ctrl_release on one node, for a rank whose state is at hand. */
+static void release_on_node(const struct remora_rank_state *s, size_t off, uint64_t x)
+{
+    atomic_fetch_add(node_word(s, off), x);
+    remora_doorbell_ring(node_bell(s));
+}
+
+/* MPI_Win_lock(EXCLUSIVE) on one node when no lock_all is about: the target's
+ * EXCL by one CAS, then a read of the master's word (see the top).  1: held;
+ * 0: nothing is held (the word was busy, or a lock_all is about: its holder
+ * may wait for our EXCL, so it is given back and rung). */
+static int take_exclusive_on_node(struct remora_win *w, const struct remora_rank_state *s)
+{
+    const struct remora_rank_state *master = remora_rank(w, MASTER);
+    uint64_t idle = 0;
+    if (!master || !atomic_compare_exchange_strong(node_word(s, REMORA_CTRL_LOCK_LOCAL), &idle, LOCAL_EXCL))
+        return 0;
+    if (global_free(atomic_load(node_word(master, REMORA_CTRL_LOCK_GLOBAL))))
+        return 1;
+    release_on_node(s, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
+    return 0;
+}
+
+void remora_lock_all_reach(struct remora_win *w, struct remora_rank_state *s)
+{
+    _Atomic uint64_t *local = node_word(s, REMORA_CTRL_LOCK_LOCAL);
+    REMORA_WAIT_UNTIL(node_bell(s), !(atomic_load(local) & LOCAL_EXCL));
+    if (atomic_fetch_or_explicit(&s->peer.access, REMORA_ACCESS_LOCK_ALL, memory_order_relaxed) &
+        REMORA_ACCESS_LOCK_ALL)
+        return; /* another thread got here first and listed it */
+    s->lock_all_next = atomic_load_explicit(&w->lock_all_reached, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&w->lock_all_reached, &s->lock_all_next, s, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/* unlock_all on one node: the targets reached are no longer reachable. */
+static void forget_reached(struct remora_win *w)
+{
+    for (struct remora_rank_state *s = atomic_exchange_explicit(&w->lock_all_reached, NULL, memory_order_acquire); s;
+         s = s->lock_all_next)
+        atomic_fetch_and_explicit(&s->peer.access, (uint8_t)~REMORA_ACCESS_LOCK_ALL, memory_order_relaxed);
+}
+
 static int local_blocked(uint64_t v) { return (v & LOCAL_EXCL) != 0; }
 static int local_waiting(uint64_t v) { return (v >> 32) != 0; }
 static int local_free(uint64_t v) { return LOCAL_HOLDERS(v) == 0; }
 static int global_blocked(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_HELD) != 0; }
 static int global_waiting(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_WAIT) != 0; }
-static int global_free(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_ALL) == 0; }
 
 static int check_lock_assert(int assert)
 {
@@ -184,7 +271,7 @@ static int passive_may_start(struct remora_win *w)
         w->fence_open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
+    remora_count_epoch(w);
     return MPI_SUCCESS;
 }
 
@@ -193,48 +280,45 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return remora_err(MPI_ERR_LOCKTYPE, "lock type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
     int rc = check_lock_assert(assert);
-    if (rc == MPI_SUCCESS && target != MPI_PROC_NULL)
-        rc = remora_check_target(w, target);
-    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
-        return rc;
-
+    if (rc != MPI_SUCCESS || (unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
+        return rc != MPI_SUCCESS || target == MPI_PROC_NULL ? rc : remora_check_target(w, target);
     struct remora_rank_state *s = remora_rank(w, target);
     if (!s)
         return remora_err(MPI_ERR_NO_MEM, "locking target %d", target);
     remora_spin_lock(&w->sync_lock);
     rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS && s->lock_state != REMORA_LOCK_NONE)
+    if (rc == MPI_SUCCESS && atomic_load_explicit(&s->lock_state, memory_order_relaxed) != REMORA_LOCK_NONE)
         rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
     if (rc == MPI_SUCCESS) {
-        s->lock_state = REMORA_LOCK_PENDING;
+        atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
         w->locks_held++;
     }
     remora_spin_unlock(&w->sync_lock);
     if (rc != MPI_SUCCESS)
         return rc;
 
-    /* The waits happen outside sync_lock: other threads may unlock meanwhile. */
-    int st = REMORA_OK;
-    if (!(assert & MPI_MODE_NOCHECK)) {
-        if (lock_type == MPI_LOCK_SHARED) {
-            st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
-        } else {
-            st = acquire_exclusive(w, target);
-        }
-    }
-    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    remora_spin_lock(&w->sync_lock);
+    /* The waits happen outside sync_lock: other threads may unlock meanwhile.
+     * PENDING keeps the target's state ours. */
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE, st = REMORA_OK;
+    uint8_t held = excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD;
+    if (assert & MPI_MODE_NOCHECK)
+        held |= 0x80;
+    else if (!excl)
+        st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
+    else if (!w->spans_nodes && take_exclusive_on_node(w, s))
+        held = REMORA_LOCK_EXCL_LOCAL;
+    else
+        st = acquire_exclusive(w, target);
     if (st != REMORA_OK) { /* the lock words are in doubt: the network failed */
-        s->lock_state = REMORA_LOCK_NONE;
+        remora_spin_lock(&w->sync_lock);
+        atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_relaxed);
         w->locks_held--;
         remora_spin_unlock(&w->sync_lock);
         return remora_status_err(st, "locking target %d", target);
     }
-    s->lock_state = (uint8_t)((excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD) |
-                                      (assert & MPI_MODE_NOCHECK ? 0x80 : 0));
     atomic_store_explicit(&s->peer.access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
                           memory_order_relaxed);
-    remora_spin_unlock(&w->sync_lock);
+    atomic_store_explicit(&s->lock_state, held, memory_order_release);
     /* acquire: the previous holder's accesses happen before ours */
     atomic_thread_fence(memory_order_acquire);
     return MPI_SUCCESS;
@@ -242,19 +326,21 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
 
 int remora_unlock(struct remora_win *w, int target)
 {
-    int rc = target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
-    if (rc != MPI_SUCCESS || target == MPI_PROC_NULL)
-        return rc;
+    if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
+        return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
     struct remora_rank_state *s = remora_rank_known(w, target);
     remora_spin_lock(&w->sync_lock);
-    uint8_t state = s ? s->lock_state : REMORA_LOCK_NONE;
+    uint8_t state = s ? atomic_load_explicit(&s->lock_state, memory_order_relaxed) : REMORA_LOCK_NONE;
     if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
         remora_spin_unlock(&w->sync_lock);
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
     }
-    s->lock_state = REMORA_LOCK_PENDING; /* nobody else may unlock it meanwhile */
-    atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
+    /* PENDING until released: nobody else may unlock or lock it meanwhile.
+     * The count drops now: the epoch is over for the other sync calls. */
+    atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
+    w->locks_held--;
     remora_spin_unlock(&w->sync_lock);
+    atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
 
     /* Complete our operations before releasing.  On the node the release is
      * itself a full barrier (a seq_cst read-modify-write on the lock word)
@@ -262,19 +348,21 @@ int remora_unlock(struct remora_win *w, int target)
     int st = REMORA_OK, st2 = REMORA_OK;
     if ((state & 0x80) || w->spans_nodes)
         st = remora_flush_target(w, target);
-    if (!(state & 0x80)) { /* released even if the flush failed: others must not wait forever */
-        if ((state & 0x7f) == REMORA_LOCK_EXCL_HELD) {
-            st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
-            if (st2 == REMORA_OK)
-                st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
-        } else {
-            st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
-        }
+    /* released even if the flush failed: others must not wait forever */
+    uint64_t local = state == REMORA_LOCK_SHARED_HELD ? -LOCAL_SHARED : -LOCAL_EXCL;
+    int registered = state == REMORA_LOCK_EXCL_HELD;
+    if (state & 0x80) {
+        /* MPI_MODE_NOCHECK: no lock word was taken */
+    } else if (!w->spans_nodes) {
+        release_on_node(s, REMORA_CTRL_LOCK_LOCAL, local);
+        if (registered) /* the master's state was made by the registration */
+            release_on_node(remora_rank_known(w, MASTER), REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
+    } else {
+        st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, local);
+        if (st2 == REMORA_OK && registered)
+            st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
     }
-    remora_spin_lock(&w->sync_lock);
-    s->lock_state = REMORA_LOCK_NONE;
-    w->locks_held--;
-    remora_spin_unlock(&w->sync_lock);
+    atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_release);
     return remora_status_err(st != REMORA_OK ? st : st2, "unlocking target %d", target);
 }
 
@@ -302,7 +390,9 @@ int remora_lock_all(struct remora_win *w, int assert)
         return remora_status_err(st, "lock_all");
     }
     atomic_thread_fence(memory_order_acquire);
-    atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL, memory_order_relaxed);
+    /* On one node each target is checked at its first access (remora_lock_all_reach). */
+    int lazy = !(assert & MPI_MODE_NOCHECK) && !w->spans_nodes;
+    atomic_store_explicit(&w->access_all, lazy ? REMORA_ALL_LOCK_ALL_NODE : REMORA_ALL_LOCK_ALL, memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -318,6 +408,7 @@ int remora_unlock_all(struct remora_win *w)
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     w->lock_all_held |= 4; /* being closed */
     remora_spin_unlock(&w->sync_lock);
+    forget_reached(w);
     /* completed and released outside sync_lock: these are remote operations */
     int st = remora_flush_all(), st2 = REMORA_OK;
     if (!(held & 2))

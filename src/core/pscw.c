@@ -71,7 +71,7 @@ static int active_may_start(struct remora_win *w)
         w->fence_open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
+    remora_count_epoch(w);
     return MPI_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include "core/rma.h"
 #include "core/engine.h"
 #include "core/status.h"
+#include "core/sync.h"
 
 #define IOV_BATCH 64
 
@@ -69,8 +70,11 @@ int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const st
     if (!s)
         return remora_err(MPI_ERR_NO_MEM, "reaching target %d", target);
     const struct remora_peer *p = &s->peer;
-    if (!remora_epoch_allows(w, p))
-        return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
+    if (!remora_epoch_allows(w, p)) {
+        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_LOCK_ALL_NODE))
+            return remora_err(MPI_ERR_RMA_SYNC, "no access epoch is open toward target %d", target);
+        remora_lock_all_reach(w, s);
+    }
     __int128 lo, hi, base = (__int128)tdisp * p->disp_unit;
     t->off = (uint64_t)base;
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && base < 0)

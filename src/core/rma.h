@@ -85,7 +85,7 @@ static inline const struct remora_rank_state *remora_fast_span(const struct remo
     if (!s) /* not used yet: the slow path makes it */
         return NULL;
     const struct remora_peer *p = &s->peer;
-    if (!atomic_load_explicit(&w->access_all, memory_order_relaxed) &&
+    if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_REACH) &&
         !atomic_load_explicit(&p->access, memory_order_relaxed))
         return NULL;
     /* A negative displacement is a huge unsigned one and fails the first

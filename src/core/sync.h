@@ -10,6 +10,10 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert);
 int remora_unlock(struct remora_win *w, int target);
 int remora_lock_all(struct remora_win *w, int assert);
 int remora_unlock_all(struct remora_win *w);
+/* In a lock_all epoch on one node (REMORA_ALL_LOCK_ALL_NODE), before the first
+ * access to target s: waits until no exclusive lock is held on it, then marks
+ * it reached (REMORA_ACCESS_LOCK_ALL) until unlock_all. */
+void remora_lock_all_reach(struct remora_win *w, struct remora_rank_state *s);
 
 /* completion (flush.c): target REMORA_ALL_TARGETS means every target */
 #define REMORA_ALL_TARGETS (-0x7fffffff - 1)

@@ -33,6 +33,7 @@ enum {
     REMORA_ACCESS_LOCK_SHARED = 1,
     REMORA_ACCESS_LOCK_EXCL = 2,
     REMORA_ACCESS_PSCW = 4,
+    REMORA_ACCESS_LOCK_ALL = 8, /* a lock_all epoch on one node has reached it (remora_lock_all_reach) */
 };
 
 /* What the RMA calls read of one target: one cache line, the fast path's
@@ -69,7 +70,8 @@ struct remora_rank_state {
     uint64_t starts_toward;    /* PSCW: how many of our starts named it       */
     int world_rank;            /* its rank in MPI_COMM_WORLD                  */
     int node_rank;             /* its place in our node segment, or -1        */
-    uint8_t lock_state;        /* enum remora_lock_state                      */
+    _Atomic uint8_t lock_state; /* enum remora_lock_state (| 0x80: MPI_MODE_NOCHECK) */
+    struct remora_rank_state *lock_all_next; /* remora_win.lock_all_reached's list */
 };
 
 enum { REMORA_RANK_CHUNK = 8 };
@@ -118,10 +120,26 @@ struct remora_node_header {
 };
 
 /* ---- the window ----------------------------------------------------------- */
-enum remora_lock_state { REMORA_LOCK_NONE, REMORA_LOCK_PENDING, REMORA_LOCK_SHARED_HELD, REMORA_LOCK_EXCL_HELD };
+/* A per-target lock of this process (lock.c): EXCL_HELD is registered at the
+ * master's word too; EXCL_LOCAL, on one node, holds only the target's word. */
+enum remora_lock_state {
+    REMORA_LOCK_NONE,
+    REMORA_LOCK_PENDING,
+    REMORA_LOCK_SHARED_HELD,
+    REMORA_LOCK_EXCL_HELD,
+    REMORA_LOCK_EXCL_LOCAL
+};
 
-/* Window-wide access states (remora_win.access_all). */
-enum { REMORA_ALL_FENCE = 1, REMORA_ALL_LOCK_ALL = 2 };
+/* Window-wide access states (remora_win.access_all).  LOCK_ALL_NODE: a
+ * lock_all epoch on one node, which reaches each target only once it has
+ * checked it (remora_lock_all_reach; then REMORA_ACCESS_LOCK_ALL). */
+enum {
+    REMORA_ALL_FENCE = 1,
+    REMORA_ALL_LOCK_ALL = 2,
+    REMORA_ALL_LOCK_ALL_NODE = 4,
+    REMORA_ALL_REACH = REMORA_ALL_FENCE | REMORA_ALL_LOCK_ALL,         /* every target reachable */
+    REMORA_ALL_PASSIVE = REMORA_ALL_LOCK_ALL | REMORA_ALL_LOCK_ALL_NODE /* a lock_all epoch */
+};
 
 struct remora_win {
     /* read by every RMA call */
@@ -182,6 +200,8 @@ struct remora_win {
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
     int locks_held;                 /* per-target locks held or being acquired          */
+    /* LOCK_ALL_NODE: the targets reached in this epoch (remora_rank_state.lock_all_next) */
+    struct remora_rank_state *_Atomic lock_all_reached;
     int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
     int *post_group; int post_n;    /* PSCW exposure epoch                              */
     int post_open;
@@ -215,11 +235,19 @@ static inline struct remora_rank_state *remora_rank(struct remora_win *w, int r)
     return s ? s : remora_rank_make(w, r);
 }
 
-/* Is window w's rank `target` reachable by RMA right now? */
+/* Is window w's rank `target` reachable by RMA right now (without a lock_all check)? */
 static inline int remora_epoch_allows(const struct remora_win *w, const struct remora_peer *p)
 {
-    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) |
+    return ((atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_REACH) |
             atomic_load_explicit(&p->access, memory_order_relaxed)) != 0;
+}
+
+/* An access epoch opens (dynamic.c revalidates its caches per epoch).  Every
+ * caller holds sync_lock: a load and a store, not a locked add. */
+static inline void remora_count_epoch(struct remora_win *w)
+{
+    atomic_store_explicit(&w->sync_epoch, atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
 }
 
 
