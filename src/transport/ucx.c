@@ -14,6 +14,7 @@
 #include "transport/net.h"
 
 #define MAX_INSTANCES 64
+#define MAX_FETCHES 16
 
 /* A communication resource instance: a worker, its endpoints, its lock. */
 struct instance {
@@ -21,6 +22,15 @@ struct instance {
     ucp_worker_h worker;
     ucp_ep_h *eps;       /* by world rank, made on first use     */
     uint8_t *dirty;      /* by world rank: posted since the last flush */
+    /* Fetching atomics posted without waiting (net_amo_nbi), each waited for
+     * by the next flush toward its owner.  The reply is the atomic's remote
+     * completion: a flush that finds only these needs no ucp_ep_flush round
+     * trip.  Beyond MAX_FETCHES at once the owner is marked dirty instead. */
+    struct {
+        ucs_status_ptr_t req;
+        int proc;
+    } fetch[MAX_FETCHES];
+    int nfetch;
     int id;              /* index in net.instance (-1: the target worker) */
     int efd;             /* the worker's wake-up fd (-1: none, waits only spin) */
     _Atomic int users;   /* threads using it */
@@ -75,6 +85,8 @@ static int instance_init(struct instance *in, int id)
 
 static void instance_destroy(struct instance *in)
 {
+    for (int i = 0; i < in->nfetch; i++) /* never flushed: nobody waits for their replies */
+        ucp_request_free(in->fetch[i].req);
     for (int r = 0; in->eps && r < remora_ctx.world_size; r++)
         if (in->eps[r]) {
             ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -748,9 +760,12 @@ static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size
         return st;
     union amo_buf x; /* UCX takes the operand when the atomic is posted */
     ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched);
-    if (fetched) {
+    if (fetched && UCS_PTR_IS_PTR(r) && in->nfetch < MAX_FETCHES) {
+        in->fetch[in->nfetch].req = r;
+        in->fetch[in->nfetch++].proc = m->proc;
+    } else if (fetched) {
         st = posted(r);
-        in->dirty[m->proc] = 1;
+        in->dirty[m->proc] |= r != NULL; /* NULL: done at once, the reply is there */
     } else {
         st = wait(in, r);
     }
@@ -836,13 +851,24 @@ static int flush_instance(struct instance *in, int proc)
     ucp_request_param_t prm = {0};
     int st = REMORA_OK;
     pthread_mutex_lock(&in->lock);
+    for (int i = 0; i < in->nfetch;) {
+        if (proc >= 0 && in->fetch[i].proc != proc) {
+            i++;
+            continue;
+        }
+        int s = wait(in, in->fetch[i].req);
+        st = st != REMORA_OK ? st : s;
+        in->fetch[i] = in->fetch[--in->nfetch];
+    }
     if (proc >= 0) {
         if (in->dirty[proc] && in->eps[proc]) {
-            st = wait(in, ucp_ep_flush_nbx(in->eps[proc], &prm));
+            int s = wait(in, ucp_ep_flush_nbx(in->eps[proc], &prm));
+            st = st != REMORA_OK ? st : s;
             in->dirty[proc] = 0;
         }
     } else {
-        st = wait(in, ucp_worker_flush_nbx(in->worker, &prm));
+        int s = wait(in, ucp_worker_flush_nbx(in->worker, &prm));
+        st = st != REMORA_OK ? st : s;
         memset(in->dirty, 0, (size_t)remora_ctx.world_size);
     }
     pthread_mutex_unlock(&in->lock);

@@ -1002,25 +1002,43 @@ struct counter_job {
     const struct remora_rmem *m;
     uint64_t off;
     size_t size;
-    int fetching, iters;
+    int fetching, iters; /* fetching 2: posted (remora_amo_nbi), the values arrive by flushes */
     uint64_t *fetched; /* iters entries when fetching (NULL: not kept) */
     int bad_status, nbad;
     uint64_t operand;  /* 0: 1 */
+    int late;          /* posted fetches whose value was not there after their flush */
 };
+
+static uint64_t counter_init(size_t size);
 
 static void *counter_thread(void *arg)
 {
     struct counter_job *j = arg;
+    /* posted fetches are flushed in batches of 5 (each kept apart by the
+     * transport) and 40 (more than it keeps apart: ucx.c's MAX_FETCHES) */
+    int flushed = 0;
     for (int i = 0; i < j->iters; i++) {
-        uint64_t f = 0;
-        int st = remora_amo(j->m, j->off, j->size, REMORA_AMO_ADD,
-                            garbled(j->operand ? j->operand : 1, j->size, 0x7e57c0de7e57c0deull), 0,
-                            j->fetching ? &f : NULL);
+        uint64_t f = 0, x = garbled(j->operand ? j->operand : 1, j->size, 0x7e57c0de7e57c0deull);
+        int st;
+        if (j->fetching == 2) { /* the size bytes land in the word's low bytes (little-endian) */
+            j->fetched[i] = 0;
+            st = remora_amo_nbi(j->m, j->off, j->size, REMORA_AMO_ADD, x, 0, &j->fetched[i]);
+            if (st == REMORA_OK && ((i + 1) % 45 == 5 || (i + 1) % 45 == 0 || i + 1 == j->iters)) {
+                st = remora_flush(j->m);
+                for (; flushed <= i; flushed++) {
+                    /* an 8-byte counter only grows from its start (narrower ones wrap round) */
+                    j->late += j->size == 8 && j->fetched[flushed] < counter_init(8);
+                    j->fetched[flushed] &= mask_of(j->size);
+                }
+            }
+        } else {
+            st = remora_amo(j->m, j->off, j->size, REMORA_AMO_ADD, x, 0, j->fetching ? &f : NULL);
+        }
         if (st != REMORA_OK) {
             j->bad_status = st;
             j->nbad++;
         }
-        if (j->fetching && j->fetched)
+        if (j->fetching == 1 && j->fetched)
             j->fetched[i] = f;
     }
     return NULL;
@@ -1097,7 +1115,7 @@ static void mixed_sizes(int dom, int tv, int iters)
         for (int i = 0; i < nth; i++) {
             int r = mixed_role(me, i, nth);
             job[i] = (struct counter_job){&a->m, word + roles[r].off, roles[r].size, i % 2 == 0, iters, NULL, 0, 0,
-                                          roles[r].operand};
+                                          roles[r].operand, 0};
             if (pthread_create(&th[i], NULL, counter_thread, &job[i]) != 0) {
                 fprintf(stderr, "[rank %d] pthread_create failed\n", me);
                 MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1167,8 +1185,10 @@ static void counters(int iters_net, int iters_mapped)
                     if (part) {
                         for (int i = 0; i < nth; i++) {
                             unsigned slot = (unsigned)((me * nth + i) % (int)(8 / size));
+                            /* the shared counter's threads fetch by turns waited for and posted */
+                            int fetching = sub == 0 ? 1 + (me + i) % 2 : 0;
                             job[i] = (struct counter_job){&a->m, sub == 0 ? word + counter_pos(size) : word + slot * size,
-                                                          size, sub == 0, iters, mine + (size_t)i * (size_t)iters, 0, 0, 0};
+                                                          size, fetching, iters, mine + (size_t)i * (size_t)iters, 0, 0, 0, 0};
                             if (pthread_create(&th[i], NULL, counter_thread, &job[i]) != 0) {
                                 fprintf(stderr, "[rank %d] pthread_create failed\n", me);
                                 MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1180,6 +1200,9 @@ static void counters(int iters_net, int iters_mapped)
                                   "%s op=ADD%s size=%zu threads=%d: %d atomics failed, status %d (%s)", a->label,
                                   sub == 0 ? "(fetch, shared counter)" : "(neighbour slots)", size, nth, job[i].nbad,
                                   job[i].bad_status, remora_status_str(job[i].bad_status));
+                            CHECK(way, job[i].late == 0,
+                                  "%s op=ADD(fetch, posted) size=%zu: %d fetched values were not there after the flush",
+                                  a->label, size, job[i].late);
                         }
                         /* the threads' non-fetching atomics, flushed by this thread */
                         int st = remora_flush(&a->m);
