@@ -9,12 +9,14 @@
  *   bits 21..41  EX_HELD  registered exclusive locks held anywhere in the window
  *   bits 42..63  ALL      lock_all holders
  *
- * Across nodes every exclusive locker registers (EX_HELD), and a lock_all
- * reaches every target at once.  On one node an exclusive locker that meets
- * no lock_all holds only its target's EXCL (REMORA_LOCK_EXCL_LOCAL: a CAS,
- * then a read of the master's word), and a lock_all reaches each target only
- * after reading its local word free of EXCL (remora_lock_all_reach), the
- * first time it accesses it.  Both sides are sequentially consistent, so of
+ * Across nodes (and in shared windows) every exclusive locker registers
+ * (EX_HELD), and a lock_all reaches every target at once.  On one node an
+ * exclusive locker that meets no lock_all holds only its target's EXCL
+ * (REMORA_LOCK_EXCL_LOCAL: a CAS, then a read of the master's word), and a
+ * lock_all reaches each target only after reading its local word free of
+ * EXCL (remora_lock_all_reach): its own at once (the program may load and
+ * store its own memory), every other the first time an RMA call accesses
+ * it (node_protocol says when).  Both sides are sequentially consistent, so of
  * a locker and a lock_all that race the later sees the earlier: the locker
  * gives its EXCL back and registers, or the lock_all waits for the unlock.
  *
@@ -189,6 +191,15 @@ static int hold_global(struct remora_win *w, uint64_t g)
                                           global_free, g + to_waiting);
 }
 
+/* Whether lock_all and exclusive locks use the node's protocol (the top):
+ * the window is on one node, and every access to another rank's memory goes
+ * through an RMA call, which checks its target first.  Not shared windows:
+ * their processes load and store each other's memory directly. */
+static int node_protocol(const struct remora_win *w)
+{
+    return !w->spans_nodes && w->flavor != MPI_WIN_FLAVOR_SHARED;
+}
+
 /* A control word of a rank of a window on one node, where every control
  * block is mapped (its state made), and its doorbell. */
 static _Atomic uint64_t *node_word(const struct remora_rank_state *s, size_t off)
@@ -305,7 +316,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         held |= 0x80;
     else if (!excl)
         st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
-    else if (!w->spans_nodes && take_exclusive_on_node(w, s))
+    else if (node_protocol(w) && take_exclusive_on_node(w, s))
         held = REMORA_LOCK_EXCL_LOCAL;
     else
         st = acquire_exclusive(w, target);
@@ -390,9 +401,19 @@ int remora_lock_all(struct remora_win *w, int assert)
         return remora_status_err(st, "lock_all");
     }
     atomic_thread_fence(memory_order_acquire);
-    /* On one node each target is checked at its first access (remora_lock_all_reach). */
-    int lazy = !(assert & MPI_MODE_NOCHECK) && !w->spans_nodes;
-    atomic_store_explicit(&w->access_all, lazy ? REMORA_ALL_LOCK_ALL_NODE : REMORA_ALL_LOCK_ALL, memory_order_relaxed);
+    if (assert & MPI_MODE_NOCHECK || !node_protocol(w)) {
+        atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL, memory_order_relaxed);
+        return MPI_SUCCESS;
+    }
+    /* Each target is checked at its first access (remora_lock_all_reach);
+     * our own memory now: the program may load and store it directly. */
+    struct remora_rank_state *self = remora_rank(w, w->rank);
+    if (!self) {
+        remora_unlock_all(w);
+        return remora_err(MPI_ERR_NO_MEM, "lock_all");
+    }
+    atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL_NODE, memory_order_relaxed);
+    remora_lock_all_reach(w, self);
     return MPI_SUCCESS;
 }
 

@@ -9,7 +9,9 @@
  * Processes mix the three kinds of epoch, on every window kind.  With T
  * threads, a lock_all epoch has every thread reach every target at once (the
  * first access to each), and exclusive and shared locks come from several
- * threads at once on different targets.
+ * threads at once on different targets.  Last, a window of
+ * MPI_Win_allocate_shared on each node, whose lock_all epochs read the
+ * writers with loads, not RMA calls: the exclusion must hold for them too.
  *   lock_mix [--threads T] [--iters N] [--win KINDS] */
 #include <pthread.h>
 #include <sched.h>
@@ -21,10 +23,19 @@ enum { READERS, WRITERS, COUNTERS };
 
 static int nthreads = 1;
 static long iters = 60;
-static mtest_win w;
 static pthread_mutex_t *target_turn; /* a process locks a target from one thread at a time */
 
-static MPI_Aint counter(int target, int which) { return mtest_disp(&w, target, sizeof(long) * which); }
+/* The window of a pass: its ranks, each rank's counters' displacement, and
+ * (shared windows) where they are mapped here. */
+static struct {
+    MPI_Win win;
+    int rank, size;
+    const MPI_Aint *origin;
+    long **mapped; /* shared windows: every rank's counters */
+    long *self;    /* other windows: my counters (read with loads, as programs may) */
+} w;
+
+static MPI_Aint counter(int target, int which) { return w.origin[target] + (MPI_Aint)sizeof(long) * which; }
 
 static long fop(int target, int which, long add)
 {
@@ -33,6 +44,27 @@ static long fop(int target, int which, long add)
                                w.win));
     MTEST_MPI(MPI_Win_flush(target, w.win));
     return old;
+}
+
+/* Counters as epochs change and read them: in a shared window by the CPU's
+ * atomics and loads, which no RMA call sees. */
+static void bump(int target, int which, long add)
+{
+    if (!w.mapped) {
+        fop(target, which, add);
+        return;
+    }
+    __atomic_fetch_add(&w.mapped[target][which], add, __ATOMIC_SEQ_CST);
+    MTEST_MPI(MPI_Win_sync(w.win));
+}
+
+static long peek(int target, int which)
+{
+    long *mapped = w.mapped ? w.mapped[target] : target == w.rank ? w.self : NULL;
+    if (!mapped)
+        return fop(target, which, 0);
+    MTEST_MPI(MPI_Win_sync(w.win));
+    return __atomic_load_n(&mapped[which], __ATOMIC_SEQ_CST);
 }
 
 /* Gives another origin time to come in, were exclusion broken: on an
@@ -50,16 +82,16 @@ static void locked_epoch(int target, int exclusive, long it)
     pthread_mutex_lock(&target_turn[target]);
     MTEST_MPI(MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0, w.win));
     int mine = exclusive ? WRITERS : READERS;
-    fop(target, mine, 1);
+    bump(target, mine, 1);
     linger(it);
-    long writers = fop(target, WRITERS, 0), readers = fop(target, READERS, 0);
+    long writers = peek(target, WRITERS), readers = peek(target, READERS);
     if (exclusive) {
         MTEST_CHECK(writers == 1, "exclusive lock on %d: %ld writers inside", target, writers);
         MTEST_CHECK(readers == 0, "exclusive lock on %d: %ld readers inside", target, readers);
     } else {
         MTEST_CHECK(writers == 0, "shared lock on %d: %ld writers inside", target, writers);
     }
-    fop(target, mine, -1);
+    bump(target, mine, -1);
     MTEST_MPI(MPI_Win_unlock(target, w.win));
     pthread_mutex_unlock(&target_turn[target]);
 }
@@ -72,29 +104,28 @@ struct round {
 static void worker(int t, void *arg)
 {
     const struct round *r = arg;
-    int size = mtest.size;
     if (r->lock_all) { /* every thread reaches every target, in different orders */
-        for (int k = 0; k < size; k++) {
-            int target = (mtest.rank + k + t) % size;
-            fop(target, READERS, 1);
+        for (int k = 0; k < w.size; k++) {
+            int target = (w.rank + k + t) % w.size;
+            long writers = peek(target, WRITERS); /* first: my own by a load, before any RMA call on it */
+            bump(target, READERS, 1);
             linger(r->it + k);
-            MTEST_CHECK(fop(target, WRITERS, 0) == 0, "lock_all, thread %d: a writer is inside target %d", t,
-                        target);
-            fop(target, READERS, -1);
+            writers += peek(target, WRITERS);
+            bump(target, READERS, -1);
+            MTEST_CHECK(writers == 0, "lock_all, thread %d: a writer is inside target %d", t, target);
         }
         return;
     }
-    int target = (int)((mtest.rank * 7 + r->it * 3 + t) % size);
-    locked_epoch(target, (r->it + t + mtest.rank) % 3 != 0, r->it);
+    int target = (int)((w.rank * 7 + r->it * 3 + t) % w.size);
+    locked_epoch(target, (r->it + t + w.rank) % 3 != 0, r->it);
 }
 
-static void run(mtest_win_kind kind)
+/* The rounds on window w, then the counters at the end. */
+static void rounds(void)
 {
-    mtest_set_context("%s, %d thread(s)", mtest_win_kind_name(kind), nthreads);
-    mtest_win_open(&w, kind, sizeof(long) * COUNTERS, MPI_INFO_NULL, MPI_COMM_WORLD);
     for (long it = 0; it < iters; it++) {
         /* ranks enter lock_all in different rounds, so every kind of epoch meets every other */
-        struct round r = {it, (it + mtest.rank) % 4 == 0};
+        struct round r = {it, (it + w.rank) % 4 == 0};
         if (r.lock_all)
             MTEST_MPI(MPI_Win_lock_all(0, w.win));
         mtest_run_threads(nthreads, worker, &r);
@@ -102,13 +133,55 @@ static void run(mtest_win_kind kind)
             MTEST_MPI(MPI_Win_unlock_all(w.win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mtest.rank, 0, w.win));
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, w.rank, 0, w.win));
     long counters[COUNTERS];
-    MTEST_MPI(MPI_Get(counters, COUNTERS, MPI_LONG, mtest.rank, counter(mtest.rank, 0), COUNTERS, MPI_LONG, w.win));
-    MTEST_MPI(MPI_Win_unlock(mtest.rank, w.win));
+    MTEST_MPI(MPI_Get(counters, COUNTERS, MPI_LONG, w.rank, counter(w.rank, 0), COUNTERS, MPI_LONG, w.win));
+    MTEST_MPI(MPI_Win_unlock(w.rank, w.win));
     MTEST_EQ(counters[READERS], 0, "readers left at the end");
     MTEST_EQ(counters[WRITERS], 0, "writers left at the end");
-    mtest_win_close(&w);
+}
+
+static void run(mtest_win_kind kind)
+{
+    mtest_set_context("%s, %d thread(s)", mtest_win_kind_name(kind), nthreads);
+    mtest_win mw;
+    mtest_win_open(&mw, kind, sizeof(long) * COUNTERS, MPI_INFO_NULL, MPI_COMM_WORLD);
+    w.win = mw.win;
+    w.rank = mtest.rank;
+    w.size = mtest.size;
+    w.origin = mw.origin;
+    w.mapped = NULL;
+    w.self = (long *)mw.base;
+    rounds();
+    mtest_win_close(&mw);
+}
+
+/* MPI_Win_allocate_shared on each node's processes. */
+static void run_shared(void)
+{
+    MPI_Comm node;
+    MTEST_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_rank(node, &w.rank);
+    MPI_Comm_size(node, &w.size);
+    mtest_set_context("shared window of %d processes, %d thread(s)", w.size, nthreads);
+    long *mine;
+    MTEST_MPI(MPI_Win_allocate_shared(sizeof(long) * COUNTERS, 1, MPI_INFO_NULL, node, &mine, &w.win));
+    mine[READERS] = mine[WRITERS] = 0;
+    MPI_Aint *origin = calloc((size_t)w.size, sizeof *origin);
+    w.mapped = calloc((size_t)w.size, sizeof *w.mapped);
+    for (int r = 0; r < w.size; r++) {
+        MPI_Aint bytes;
+        int unit;
+        MTEST_MPI(MPI_Win_shared_query(w.win, r, &bytes, &unit, (void *)&w.mapped[r]));
+    }
+    w.origin = origin;
+    w.self = NULL;
+    MPI_Barrier(node);
+    rounds();
+    MTEST_MPI(MPI_Win_free(&w.win));
+    free(origin);
+    free(w.mapped);
+    MPI_Comm_free(&node);
 }
 
 int main(int argc, char **argv)
@@ -123,6 +196,7 @@ int main(int argc, char **argv)
     int nkinds = mtest_win_kinds(argc, argv, kinds);
     for (int k = 0; k < nkinds; k++)
         run(kinds[k]);
+    run_shared();
     free(target_turn);
     return mtest_finish();
 }
