@@ -2,8 +2,9 @@
  * instructions per call, to an on-node target inside a lock_all epoch: N of
  * each of MPI_Put and MPI_Get of 8 contiguous bytes, MPI_Accumulate of a row
  * of 30 doubles with MPI_SUM (what Global Arrays and ARMCI-MPI send per row of
- * a patch) and MPI_Fetch_and_op of one long (a counter).  Plain MPI: runs on
- * any MPI. */
+ * a patch) and MPI_Fetch_and_op of one long (a counter); then N exclusive
+ * MPI_Win_lock/MPI_Win_unlock pairs on that target.  Plain MPI: runs on any
+ * MPI. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++)
         MPI_Fetch_and_op(&one, &y, MPI_LONG, target, 0, MPI_SUM, win);
     MPI_Win_unlock_all(win);
+    for (long i = 0; i < n; i++) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+        MPI_Win_unlock(target, win);
+    }
     MPI_Win_free(&win);
     MPI_Finalize();
     return y < 0; /* y is used */

@@ -85,8 +85,9 @@ static inline const struct remora_rank_state *remora_fast_span(const struct remo
     if (!s) /* not used yet: the slow path makes it */
         return NULL;
     const struct remora_peer *p = &s->peer;
-    if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_REACH) &&
-        !atomic_load_explicit(&p->access, memory_order_relaxed))
+    /* the target's own bits first: lock, PSCW and a lock_all on the node set them */
+    if (!atomic_load_explicit(&p->access, memory_order_relaxed) &&
+        !(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_REACH))
         return NULL;
     /* A negative displacement is a huge unsigned one and fails the first
      * test; after it off <= fast_limit < 2^48 and n < 2^40 (callers' counts
