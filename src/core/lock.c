@@ -15,8 +15,9 @@
  * (REMORA_LOCK_EXCL_LOCAL: a CAS, then a read of the master's word), and a
  * lock_all reaches each target only after reading its local word free of
  * EXCL (remora_lock_all_reach): its own at once (the program may load and
- * store its own memory), every other the first time an RMA call accesses
- * it (node_protocol says when).  Both sides are sequentially consistent, so of
+ * store its own memory; every rank's once MPI_Win_shared_query has handed
+ * out others'), every other the first time an RMA call accesses it
+ * (node_protocol says when).  Both sides are sequentially consistent, so of
  * a locker and a lock_all that race the later sees the earlier: the locker
  * gives its EXCL back and registers, or the lock_all waits for the unlock.
  *
@@ -405,15 +406,19 @@ int remora_lock_all(struct remora_win *w, int assert)
         atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL, memory_order_relaxed);
         return MPI_SUCCESS;
     }
-    /* Each target is checked at its first access (remora_lock_all_reach);
-     * our own memory now: the program may load and store it directly. */
-    struct remora_rank_state *self = remora_rank(w, w->rank);
-    if (!self) {
-        remora_unlock_all(w);
-        return remora_err(MPI_ERR_NO_MEM, "lock_all");
-    }
+    /* Each target is checked at its first RMA access (remora_lock_all_reach).
+     * Memory the program may load and store is checked now: its own, and
+     * every rank's once MPI_Win_shared_query has handed out others'. */
     atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL_NODE, memory_order_relaxed);
-    remora_lock_all_reach(w, self);
+    int every = atomic_load_explicit(&w->peers_handed_out, memory_order_relaxed);
+    for (int r = every ? 0 : w->rank; r < (every ? w->comm_size : w->rank + 1); r++) {
+        struct remora_rank_state *s = remora_rank(w, r);
+        if (!s) {
+            remora_unlock_all(w);
+            return remora_err(MPI_ERR_NO_MEM, "lock_all on a window of %d ranks", w->comm_size);
+        }
+        remora_lock_all_reach(w, s);
+    }
     return MPI_SUCCESS;
 }
 

@@ -470,5 +470,7 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     *size = shared || p->base ? (MPI_Aint)p->size : 0;
     *disp_unit = (int)p->disp_unit;
     *base = p->base;
+    if (p->base && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
+        atomic_store_explicit(&w->peers_handed_out, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }

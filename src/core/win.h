@@ -202,6 +202,9 @@ struct remora_win {
     int locks_held;                 /* per-target locks held or being acquired          */
     /* LOCK_ALL_NODE: the targets reached in this epoch (remora_rank_state.lock_all_next) */
     struct remora_rank_state *_Atomic lock_all_reached;
+    /* MPI_Win_shared_query gave the program another rank's memory: a lock_all
+     * on the node reaches every rank at once, not at its first RMA access */
+    _Atomic int peers_handed_out;
     int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
     int *post_group; int post_n;    /* PSCW exposure epoch                              */
     int post_open;

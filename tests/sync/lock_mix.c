@@ -26,13 +26,15 @@ static long iters = 60;
 static pthread_mutex_t *target_turn; /* a process locks a target from one thread at a time */
 
 /* The window of a pass: its ranks, each rank's counters' displacement, and
- * (shared windows) where they are mapped here. */
+ * where they are mapped here (NULL: reached by RMA calls only).  Programs may
+ * load and store their own window memory, and other ranks' memory that
+ * MPI_Win_shared_query gives them (MPI-4: of any window but a dynamic one). */
 static struct {
     MPI_Win win;
     int rank, size;
     const MPI_Aint *origin;
-    long **mapped; /* shared windows: every rank's counters */
-    long *self;    /* other windows: my counters (read with loads, as programs may) */
+    long **mapped;
+    int shared; /* MPI_Win_allocate_shared: the counters change by the CPU's atomics too */
 } w;
 
 static MPI_Aint counter(int target, int which) { return w.origin[target] + (MPI_Aint)sizeof(long) * which; }
@@ -46,11 +48,11 @@ static long fop(int target, int which, long add)
     return old;
 }
 
-/* Counters as epochs change and read them: in a shared window by the CPU's
- * atomics and loads, which no RMA call sees. */
+/* Counters as epochs change and read them: where mapped, read by loads (and
+ * in a shared window changed by the CPU's atomics), which no RMA call sees. */
 static void bump(int target, int which, long add)
 {
-    if (!w.mapped) {
+    if (!w.shared) {
         fop(target, which, add);
         return;
     }
@@ -60,11 +62,10 @@ static void bump(int target, int which, long add)
 
 static long peek(int target, int which)
 {
-    long *mapped = w.mapped ? w.mapped[target] : target == w.rank ? w.self : NULL;
-    if (!mapped)
+    if (!w.mapped[target])
         return fop(target, which, 0);
     MTEST_MPI(MPI_Win_sync(w.win));
-    return __atomic_load_n(&mapped[which], __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&w.mapped[target][which], __ATOMIC_SEQ_CST);
 }
 
 /* Gives another origin time to come in, were exclusion broken: on an
@@ -107,7 +108,7 @@ static void worker(int t, void *arg)
     if (r->lock_all) { /* every thread reaches every target, in different orders */
         for (int k = 0; k < w.size; k++) {
             int target = (w.rank + k + t) % w.size;
-            long writers = peek(target, WRITERS); /* first: my own by a load, before any RMA call on it */
+            long writers = peek(target, WRITERS); /* first: by a load where mapped, before any RMA call on it */
             bump(target, READERS, 1);
             linger(r->it + k);
             writers += peek(target, WRITERS);
@@ -150,9 +151,18 @@ static void run(mtest_win_kind kind)
     w.rank = mtest.rank;
     w.size = mtest.size;
     w.origin = mw.origin;
-    w.mapped = NULL;
-    w.self = (long *)mw.base;
+    w.shared = 0;
+    w.mapped = calloc((size_t)w.size, sizeof *w.mapped);
+    MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN); /* a host may not map peers' memory here */
+    for (int r = 0; r < w.size && kind != MTEST_WIN_DYNAMIC; r++) {
+        MPI_Aint bytes;
+        int unit;
+        if (MPI_Win_shared_query(w.win, r, &bytes, &unit, (void *)&w.mapped[r]) != MPI_SUCCESS || !bytes)
+            w.mapped[r] = NULL;
+    }
+    w.mapped[w.rank] = (long *)mw.base;
     rounds();
+    free(w.mapped);
     mtest_win_close(&mw);
 }
 
@@ -175,7 +185,7 @@ static void run_shared(void)
         MTEST_MPI(MPI_Win_shared_query(w.win, r, &bytes, &unit, (void *)&w.mapped[r]));
     }
     w.origin = origin;
-    w.self = NULL;
+    w.shared = 1;
     MPI_Barrier(node);
     rounds();
     MTEST_MPI(MPI_Win_free(&w.win));
