@@ -264,7 +264,7 @@ static void run(const struct test *t, int repeat)
     int nthreads = t->threaded ? threads : 1;
     switch (t->unit) {
     case USEC:
-        printf("%-12s %10.3f us\n", t->name, med / (double)n * 1e6);
+        printf("%-12s %10.4f us\n", t->name, med / (double)n * 1e6);
         break;
     case MBPS:
         printf("%-12s %10.1f MB/s\n", t->name, (double)n * BIG / med / 1e6);
