@@ -411,7 +411,8 @@ int remora_lock_all(struct remora_win *w, int assert)
      * every rank's once MPI_Win_shared_query has handed out others'. */
     atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL_NODE, memory_order_relaxed);
     int every = atomic_load_explicit(&w->peers_handed_out, memory_order_relaxed);
-    for (int r = every ? 0 : w->rank; r < (every ? w->comm_size : w->rank + 1); r++) {
+    int first = every ? 0 : w->rank, end = every ? w->comm_size : w->rank + 1;
+    for (int r = first; r < end; r++) {
         struct remora_rank_state *s = remora_rank(w, r);
         if (!s) {
             remora_unlock_all(w);
