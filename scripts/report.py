@@ -279,8 +279,10 @@ def main():
     repeat, timeout = (3, 20) if a.quick else (3, 60)
     results, n, t0 = [], 0, time.time()
     total = len(configs) * len(runs)
-    for cfg in configs:
-        for key, np, args in runs:
+    # point-major: every configuration runs a point before the next point, so a
+    # slow phase of the machine hits all configurations alike, not one of them
+    for key, np, args in runs:
+        for cfg in configs:
             n += 1
             rows, status, cmd, first, took = run_one(a.build, cfg, np, args, repeat, timeout, raw, n)
             results.append((cfg[0], key, args, rows, status, cmd, first))

@@ -2,13 +2,16 @@
  * 1 (target), the numbers the engine issues ask for.  Plain MPI: the same
  * binary runs over a host MPI alone and through remora-run.
  *
- *   rma_micro [--iters N] [--repeat R] [--threads T] [TEST ...]
+ *   rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] [TEST ...]
  *
  * Tests (all by default): put_flush get acc fop cas lock_unlock fence
  * put_bw (1 MiB put + flush) fop_rate put_rate (T threads, each on its own
  * slot).  Prints "test value unit" per test on rank 0: the median of R
  * repeats.  Latencies are per operation including its flush; rates count
- * operations of all threads per second.  Data is checked after every test. */
+ * operations of all threads per second.  Data is checked after every test.
+ * --level is the thread support asked of MPI_Init_thread (default multiple;
+ * more than one thread needs it): libraries may skip their thread locks
+ * below it, as a single-threaded program lets them. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -278,8 +281,11 @@ static void run(const struct test *t, int repeat)
 
 int main(int argc, char **argv)
 {
-    int provided, repeat = 5;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    int provided, repeat = 5, level = MPI_THREAD_MULTIPLE;
+    for (int i = 1; i + 1 < argc; i++) /* before MPI_Init_thread, which needs it */
+        if (!strcmp(argv[i], "--level"))
+            level = !strcmp(argv[i + 1], "single") ? MPI_THREAD_SINGLE : !strcmp(argv[i + 1], "multiple") ? level : -1;
+    MPI_Init_thread(&argc, &argv, level < 0 ? MPI_THREAD_SINGLE : level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     const char *chosen[32];
@@ -291,11 +297,13 @@ int main(int argc, char **argv)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--level") && i + 1 < argc && level >= 0)
+            i++; /* read above */
         else if (argv[i][0] != '-' && nchosen < 32)
             chosen[nchosen++] = argv[i];
         else {
             if (rank == 0)
-                fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [TEST ...]\n");
+                fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] [TEST ...]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }

@@ -39,13 +39,13 @@ int remora_fence(struct remora_win *w, int assert)
 {
     if (assert & ~FENCE_ASSERTS)
         return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     int rc = MPI_SUCCESS;
     if (w->lock_all_held || w->locks_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
     else if (w->start_group || w->post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -54,10 +54,10 @@ int remora_fence(struct remora_win *w, int assert)
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         remora_win_barrier(w);
 
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     remora_count_epoch(w);
     atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     return remora_status_err(st, "completing the operations before the fence");
 }

@@ -297,7 +297,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     struct remora_rank_state *s = remora_rank(w, target);
     if (!s)
         return remora_err(MPI_ERR_NO_MEM, "locking target %d", target);
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     rc = passive_may_start(w);
     if (rc == MPI_SUCCESS && atomic_load_explicit(&s->lock_state, memory_order_relaxed) != REMORA_LOCK_NONE)
         rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
@@ -305,7 +305,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
         w->locks_held++;
     }
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -322,10 +322,10 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     else
         st = acquire_exclusive(w, target);
     if (st != REMORA_OK) { /* the lock words are in doubt: the network failed */
-        remora_spin_lock(&w->sync_lock);
+        remora_sync_begin(w);
         atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_relaxed);
         w->locks_held--;
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_status_err(st, "locking target %d", target);
     }
     atomic_store_explicit(&s->peer.access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
@@ -341,17 +341,17 @@ int remora_unlock(struct remora_win *w, int target)
     if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
         return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
     struct remora_rank_state *s = remora_rank_known(w, target);
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     uint8_t state = s ? atomic_load_explicit(&s->lock_state, memory_order_relaxed) : REMORA_LOCK_NONE;
     if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
     }
     /* PENDING until released: nobody else may unlock or lock it meanwhile.
      * The count drops now: the epoch is over for the other sync calls. */
     atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
     w->locks_held--;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
 
     /* Complete our operations before releasing.  On the node the release is
@@ -383,22 +383,22 @@ int remora_lock_all(struct remora_win *w, int assert)
     int rc = check_lock_assert(assert);
     if (rc != MPI_SUCCESS)
         return rc;
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     rc = passive_may_start(w);
     if (rc == MPI_SUCCESS && w->locks_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->locks_held);
     if (rc == MPI_SUCCESS)
         w->lock_all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;
     int st = assert & MPI_MODE_NOCHECK
                  ? REMORA_OK
                  : acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
     if (st != REMORA_OK) {
-        remora_spin_lock(&w->sync_lock);
+        remora_sync_begin(w);
         w->lock_all_held = 0;
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_status_err(st, "lock_all");
     }
     atomic_thread_fence(memory_order_acquire);
@@ -425,23 +425,23 @@ int remora_lock_all(struct remora_win *w, int assert)
 
 int remora_unlock_all(struct remora_win *w)
 {
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     int held = w->lock_all_held;
     if (!held || (held & 4)) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, held ? "the lock_all epoch is being closed by another thread"
                                                  : "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     w->lock_all_held |= 4; /* being closed */
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     forget_reached(w);
     /* completed and released outside sync_lock: these are remote operations */
     int st = remora_flush_all(), st2 = REMORA_OK;
     if (!(held & 2))
         st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     w->lock_all_held = 0;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     return remora_status_err(st != REMORA_OK ? st : st2, "unlock_all");
 }

@@ -83,12 +83,12 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
         rc = group_to_window(w, group, &ranks, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     rc = active_may_start(w);
     if (rc == MPI_SUCCESS && w->post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an exposure epoch (MPI_Win_post) is already open");
     if (rc != MPI_SUCCESS) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         free(ranks);
         return rc;
     }
@@ -96,7 +96,7 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
     w->post_group = ranks;
     w->post_n = n;
     w->completions_expected += (uint64_t)n;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     /* Notified outside sync_lock: another thread's synchronisation call need
      * not wait for our remote atomics.  Our local stores to the window happen
      * before any origin's access. */
@@ -121,18 +121,18 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         free(ranks);
         return rc;
     }
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     rc = active_may_start(w);
     if (rc == MPI_SUCCESS && w->start_group)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc != MPI_SUCCESS) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         free(ranks);
         return rc;
     }
     w->start_group = ranks;
     w->start_n = n;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
 
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
@@ -149,15 +149,15 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
 
 int remora_complete(struct remora_win *w)
 {
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     int *ranks = w->start_group, n = w->start_n;
     if (!ranks) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
     }
     w->start_group = NULL;
     w->start_n = 0;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
 
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&remora_rank_known(w, ranks[i])->peer.access, 0, memory_order_relaxed); /* made by start */
@@ -185,28 +185,28 @@ static int exposure_done(struct remora_win *w)
 
 int remora_wait(struct remora_win *w)
 {
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     int open = w->post_open;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
     REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
                       atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     exposure_done(w);
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     return MPI_SUCCESS;
 }
 
 int remora_test(struct remora_win *w, int *flag)
 {
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     if (!w->post_open) {
-        remora_spin_unlock(&w->sync_lock);
+        remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
     }
     remora_progress();
     *flag = exposure_done(w);
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     return MPI_SUCCESS;
 }

@@ -321,6 +321,7 @@ static struct remora_win *win_alloc(int n)
     atomic_init(&w->type_hint, &remora_core.types.no_type);
     w->handle = MPI_WIN_NULL;
     w->model = MPI_WIN_UNIFIED;
+    w->threads_concurrent = remora_ctx.thread_level == MPI_THREAD_MULTIPLE;
     return w;
 }
 
@@ -413,9 +414,9 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
 int remora_win_free(struct remora_win *w, int *released)
 {
     *released = 0;
-    remora_spin_lock(&w->sync_lock);
+    remora_sync_begin(w);
     int busy = w->lock_all_held || w->locks_held || w->start_group || w->post_open;
-    remora_spin_unlock(&w->sync_lock);
+    remora_sync_end(w);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");
     int rc = remora_attr_delete_all(w);

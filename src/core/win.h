@@ -194,8 +194,10 @@ struct remora_win {
     pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
     struct remora_dyn_net *dyn_net; /* region keys and caches (dynamic.c)                     */
 
-    /* epochs: changed by synchronisation calls under sync_lock, never held while waiting */
+    /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
+     * never held while waiting */
     remora_spinlock sync_lock;
+    int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
@@ -245,8 +247,23 @@ static inline int remora_epoch_allows(const struct remora_win *w, const struct r
             atomic_load_explicit(&p->access, memory_order_relaxed)) != 0;
 }
 
+/* The epoch bookkeeping is shared by threads that may call MPI at once only
+ * under MPI_THREAD_MULTIPLE: below it the program orders its MPI calls, so
+ * sync_lock is not taken (2 atomics fewer per synchronisation call). */
+static inline void remora_sync_begin(struct remora_win *w)
+{
+    if (w->threads_concurrent)
+        remora_spin_lock(&w->sync_lock);
+}
+
+static inline void remora_sync_end(struct remora_win *w)
+{
+    if (w->threads_concurrent)
+        remora_spin_unlock(&w->sync_lock);
+}
+
 /* An access epoch opens (dynamic.c revalidates its caches per epoch).  Every
- * caller holds sync_lock: a load and a store, not a locked add. */
+ * caller is inside remora_sync_begin: a load and a store, not a locked add. */
 static inline void remora_count_epoch(struct remora_win *w)
 {
     atomic_store_explicit(&w->sync_epoch, atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1,
