@@ -6,7 +6,7 @@ Remora/host ratios; then the OpenSHMEM benchmarks over Remora's library and
 Open MPI's OSHMEM (scripts/shmem-bench).  A run that fails, hangs or fails
 verification becomes a marked cell with its command and first error lines;
 the report goes on."""
-import argparse, csv, html, io, json, math, os, subprocess, time
+import argparse, csv, html, io, json, math, os, statistics, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -87,6 +87,27 @@ def run_one(build, config, np, args, repeat, timeout, raw_dir, index):
     short = " ".join(c.replace(ROOT + "/", "") for c in cmd)
     first = "\n".join(l for l in p.stdout.splitlines() if l.strip())[:1200] if status != "ok" else ""
     return rows, status, short, first, took
+
+
+def median_of_passes(passes):
+    """One row per measured point: the median of the passes' medians, the
+    extremes of all their samples, verified only if every pass was."""
+    merged = {}
+    for rows in passes:
+        for r in rows:
+            k = tuple(r[f] for f in ("benchmark", "sync", "op", "size", "threads", "metric"))
+            merged.setdefault(k, []).append(r)
+    out = []
+    for same in merged.values():
+        r = dict(same[0])
+        r["median"] = str(statistics.median(float(x["median"]) for x in same))
+        r["min"] = str(min(float(x["min"]) for x in same))
+        r["max"] = str(max(float(x["max"]) for x in same))
+        r["verified"] = "yes" if all(x["verified"] == "yes" for x in same) else "no"
+        r["mean"] = r["stddev"] = ""  # not meaningful across passes
+        r["passes"] = str(len(same))
+        out.append(r)
+    return out
 
 
 def svg_safe(s):
@@ -266,9 +287,14 @@ def shmem_summary(out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--passes", type=int, default=3,
+                    help="run the whole matrix this many times (each rmamt run is a new pair of processes); "
+                         "a value is the median of the passes' medians")
     ap.add_argument("--build", default=f"{ROOT}/build")
     ap.add_argument("--out", default=f"{ROOT}/report")
     a = ap.parse_args()
+    if a.passes < 1:
+        ap.error("--passes must be at least 1")
     raw = f"{a.out}/raw"
     os.makedirs(raw, exist_ok=True)
     for f in os.listdir(raw):
@@ -277,16 +303,28 @@ def main():
     configs = [c for c in CONFIGS if have_remora or not c[3]]
     runs = matrix(a.quick)
     repeat, timeout = (3, 20) if a.quick else (3, 60)
-    results, n, t0 = [], 0, time.time()
-    total = len(configs) * len(runs)
-    # point-major: every configuration runs a point before the next point, so a
-    # slow phase of the machine hits all configurations alike, not one of them
-    for key, np, args in runs:
+    n, t0 = 0, time.time()
+    total = a.passes * len(configs) * len(runs)
+    # Point-major, pass after pass: every configuration runs a point before the
+    # next point, so a slow phase of the machine hits all configurations alike;
+    # and a process that starts in a bad state (placement, a neighbour's
+    # leftovers) is outvoted by the other passes.
+    got = {}
+    for _ in range(a.passes):
+        for i, (key, np, args) in enumerate(runs):
+            for cfg in configs:
+                n += 1
+                rows, status, cmd, first, took = run_one(a.build, cfg, np, args, repeat, timeout, raw, n)
+                got.setdefault((i, cfg[0]), []).append((rows, status, cmd, first))
+                print(f"[{n}/{total}] {cfg[0]:13s} {' '.join(args[:3]):28s} {status} ({took:.1f} s)", flush=True)
+    results = []
+    for i, (key, np, args) in enumerate(runs):
         for cfg in configs:
-            n += 1
-            rows, status, cmd, first, took = run_one(a.build, cfg, np, args, repeat, timeout, raw, n)
+            passes = got[(i, cfg[0])]
+            failed = [p for p in passes if p[1] != "ok"]
+            rows = median_of_passes([p[0] for p in passes if p[1] == "ok"])
+            status, cmd, first = failed[0][1:] if failed else ("ok", passes[0][2], "")
             results.append((cfg[0], key, args, rows, status, cmd, first))
-            print(f"[{n}/{total}] {cfg[0]:13s} {' '.join(args[:3]):28s} {status} ({took:.1f} s)", flush=True)
     figs = plots(results, a.out)
     summ = summary(results)
     problems = [r for r in results if r[4] != "ok"]
@@ -329,8 +367,9 @@ def main():
             ".bad{background:#fdd}.good{background:#dfd}pre{background:#f6f6f6;padding:6px;font-size:12px}"
             "</style></head><body>")
     h.write(f"<h1>RMA-MT: host MPIs and Remora</h1><p>{time.strftime('%Y-%m-%d %H:%M')} on {os.uname().nodename}, "
-            f"{os.cpu_count()} cores; {'quick' if a.quick else 'full'} matrix, medians of {repeat} repeats, "
-            f"every transfer verified; {len(results)} runs in {time.time() - t0:.0f} s. "
+            f"{os.cpu_count()} cores; {'quick' if a.quick else 'full'} matrix, {a.passes} pass(es) of it, each value the "
+            f"median of the passes' medians of {repeat} repeats, "
+            f"every transfer verified; {n} runs in {time.time() - t0:.0f} s. "
             f"Remora: {'present' if have_remora else 'absent'}.</p>")
     h.write("<h2>Summary: Remora against the best host configuration</h2><p>ratio &gt; 1: Remora is better "
             "(latency: host/Remora; bandwidth and rates: Remora/host)</p><table><tr><th>point</th><th>metric</th>"
