@@ -263,6 +263,19 @@ static int local_free(uint64_t v) { return LOCAL_HOLDERS(v) == 0; }
 static int global_blocked(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_HELD) != 0; }
 static int global_waiting(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_EX_WAIT) != 0; }
 
+/* MPI_Win_lock(SHARED) on one node: acquire_reader's first try, by a CPU
+ * atomic on the target's word.  1: held; 0: an exclusive holder or waiter was
+ * there, and the try is withdrawn (acquire_reader takes over). */
+static int take_shared_on_node(const struct remora_rank_state *s)
+{
+    uint64_t old = atomic_fetch_add(node_word(s, REMORA_CTRL_LOCK_LOCAL), LOCAL_SHARED);
+    remora_doorbell_ring(node_bell(s));
+    if (!local_blocked(old) && !local_waiting(old))
+        return 1;
+    release_on_node(s, REMORA_CTRL_LOCK_LOCAL, -LOCAL_SHARED);
+    return 0;
+}
+
 static int check_lock_assert(int assert)
 {
     if (assert & ~MPI_MODE_NOCHECK)
@@ -315,9 +328,10 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     uint8_t held = excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD;
     if (assert & MPI_MODE_NOCHECK)
         held |= 0x80;
-    else if (!excl)
-        st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
-    else if (node_protocol(w) && take_exclusive_on_node(w, s))
+    else if (!excl) {
+        if (w->spans_nodes || !take_shared_on_node(s))
+            st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
+    } else if (node_protocol(w) && take_exclusive_on_node(w, s))
         held = REMORA_LOCK_EXCL_LOCAL;
     else
         st = acquire_exclusive(w, target);
