@@ -28,9 +28,7 @@ int remora_flush_rma(struct remora_win *w, int target, int local_only)
     }
     if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
         return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
-    const struct remora_rank_state *s = remora_rank_known(w, target);
-    if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) &&
-        !(s && atomic_load_explicit(&s->peer.access, memory_order_relaxed) & (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL)))
+    if (!remora_passive_toward(w, remora_rank_known(w, target)))
         return remora_err(MPI_ERR_RMA_SYNC, "flush of target %d outside a passive-target epoch on it", target);
     return remora_status_err(remora_flush_target(w, target), "completing the operations on target %d", target);
 }

@@ -247,6 +247,15 @@ static inline int remora_epoch_allows(const struct remora_win *w, const struct r
             atomic_load_explicit(&p->access, memory_order_relaxed)) != 0;
 }
 
+/* Is a passive-target epoch open toward target state s (a lock_all, or a lock
+ * of it; s NULL: never used)?  Flushes and request-based operations need one. */
+static inline int remora_passive_toward(const struct remora_win *w, const struct remora_rank_state *s)
+{
+    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) ||
+           (s && atomic_load_explicit(&s->peer.access, memory_order_relaxed) &
+                     (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL));
+}
+
 /* The epoch bookkeeping is shared by threads that may call MPI at once only
  * under MPI_THREAD_MULTIPLE: below it the program orders its MPI calls, so
  * sync_lock is not taken (2 atomics fewer per synchronisation call). */
@@ -269,8 +278,6 @@ static inline void remora_count_epoch(struct remora_win *w)
     atomic_store_explicit(&w->sync_epoch, atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1,
                           memory_order_relaxed);
 }
-
-
 
 /* ---- lifetime (win.c) ------------------------------------------------------ */
 /* Collective over comm.  flavor: MPI_WIN_FLAVOR_CREATE (user_base is the user's

@@ -41,11 +41,7 @@ static int passive_epoch(struct remora_win *w, int target)
     int rc = remora_check_target(w, target);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE)
-        return MPI_SUCCESS;
-    const struct remora_rank_state *s = remora_rank_known(w, target);
-    if (s && atomic_load_explicit(&s->peer.access, memory_order_relaxed) &
-                 (REMORA_ACCESS_LOCK_SHARED | REMORA_ACCESS_LOCK_EXCL))
+    if (remora_passive_toward(w, remora_rank_known(w, target)))
         return MPI_SUCCESS;
     return remora_err(MPI_ERR_RMA_SYNC, "request-based RMA outside a passive-target epoch on target %d", target);
 }
