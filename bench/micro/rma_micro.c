@@ -11,15 +11,33 @@
  * operations of all threads per second.  Data is checked after every test.
  * --level is the thread support asked of MPI_Init_thread (default multiple;
  * more than one thread needs it): libraries may skip their thread locks
- * below it, as a single-threaded program lets them. */
+ * below it, as a single-threaded program lets them.
+ *
+ * --target is what the target does while the origin's operations run (a
+ * library without hardware RMA must progress them there):
+ *   coll     waits in a host collective (MPI_Barrier that the origin joins
+ *            after its operations; the default)
+ *   recv     waits in MPI_Recv for a message the origin sends after its
+ *            operations (and their flushes) completed
+ *   compute  computes without any MPI call until the origin's last operation
+ *            has completed, which it learns from a flag the origin then
+ *            puts into its window memory; a library that progresses
+ *            nothing toward it stalls the origin until the target gives up
+ *            (after --limit seconds, 5 by default) and enters MPI: the test
+ *            prints "inf" then
+ * The other ranks (with more than 2: ranks of the simulated nodes, say)
+ * wait in the collective. */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SLOT_BYTES 64 /* one cache line per thread slot */
 #define BIG (1 << 20)
+#define FLAG_OFF (SLOT_BYTES * 64 + BIG) /* the compute state's stop flag */
+static double compute_limit = 5; /* seconds a computing target waits for the flag at most (--limit) */
 
 static MPI_Win win;
 static char *base;
@@ -27,6 +45,9 @@ static int rank, nprocs;
 static long iters = 2000;
 static int threads = 1;
 static int failures;
+static int target; /* the target's rank: the last one */
+static enum { AT_COLL, AT_RECV, AT_COMPUTE } target_state = AT_COLL;
+static MPI_Comm coll_comm; /* the collective the waiting ranks are in (a dup of world) */
 
 static void check(int ok, const char *test, const char *what)
 {
@@ -50,8 +71,8 @@ static void put_flush_loop(int slot, long n)
 {
     long v = slot + 1;
     for (long i = 0; i < n; i++) {
-        MPI_Put(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
-        MPI_Win_flush(1, win);
+        MPI_Put(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Win_flush(target, win);
     }
 }
 
@@ -59,16 +80,16 @@ static void put_rate_loop(int slot, long n)
 {
     long v = slot + 1;
     for (long i = 0; i < n; i++)
-        MPI_Put(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
-    MPI_Win_flush(1, win);
+        MPI_Put(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+    MPI_Win_flush(target, win);
 }
 
 static void get_loop(int slot, long n)
 {
     long v;
     for (long i = 0; i < n; i++) {
-        MPI_Get(&v, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, win);
-        MPI_Win_flush(1, win);
+        MPI_Get(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Win_flush(target, win);
     }
 }
 
@@ -76,8 +97,8 @@ static void acc_loop(int slot, long n)
 {
     long one = 1;
     for (long i = 0; i < n; i++) {
-        MPI_Accumulate(&one, 1, MPI_LONG, 1, slot * SLOT_BYTES, 1, MPI_LONG, MPI_SUM, win);
-        MPI_Win_flush(1, win);
+        MPI_Accumulate(&one, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, MPI_SUM, win);
+        MPI_Win_flush(target, win);
     }
 }
 
@@ -85,8 +106,8 @@ static void fop_loop(int slot, long n)
 {
     long one = 1, old;
     for (long i = 0; i < n; i++) {
-        MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, slot * SLOT_BYTES, MPI_SUM, win);
-        MPI_Win_flush(1, win);
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, target, slot * SLOT_BYTES, MPI_SUM, win);
+        MPI_Win_flush(target, win);
     }
 }
 
@@ -96,8 +117,8 @@ static void cas_loop(int slot, long n)
 {
     for (long i = 0; i < n; i++) {
         long next = cas_expected[slot] + 1, got;
-        MPI_Compare_and_swap(&next, &cas_expected[slot], &got, MPI_LONG, 1, slot * SLOT_BYTES, win);
-        MPI_Win_flush(1, win);
+        MPI_Compare_and_swap(&next, &cas_expected[slot], &got, MPI_LONG, target, slot * SLOT_BYTES, win);
+        MPI_Win_flush(target, win);
         cas_expected[slot] = got == cas_expected[slot] ? next : got;
     }
 }
@@ -106,8 +127,8 @@ static void lock_loop(int slot, long n)
 {
     (void)slot;
     for (long i = 0; i < n; i++) {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
-        MPI_Win_unlock(1, win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+        MPI_Win_unlock(target, win);
     }
 }
 
@@ -116,8 +137,8 @@ static void put_bw_loop(int slot, long n)
     static char src[BIG];
     memset(src, slot + 1, sizeof src);
     for (long i = 0; i < n; i++) {
-        MPI_Put(src, BIG, MPI_BYTE, 1, SLOT_BYTES * 64, BIG, MPI_BYTE, win);
-        MPI_Win_flush(1, win);
+        MPI_Put(src, BIG, MPI_BYTE, target, SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+        MPI_Win_flush(target, win);
     }
 }
 
@@ -199,9 +220,54 @@ static const struct test tests[] = {
     {"put_rate", put_rate_loop, PASSIVE_ALL, MOPS, 1, 1},
 };
 
+/* The target's stop flag in its window memory, as the computing target reads
+ * it: the number of the last round whose operations are done. */
+static atomic_long *stop_flag(void) { return (atomic_long *)(base + FLAG_OFF); }
+static long round_no; /* rounds begun, counted alike by the origin and the target */
+static int stalled;   /* rounds the target computed to the limit (this test) */
+
+/* The target computes (no MPI call) until the origin's flag for this round arrives. */
+static void compute_until_flag(void)
+{
+    double t0 = now(), x = 1.0;
+    while (atomic_load_explicit(stop_flag(), memory_order_acquire) < round_no && now() - t0 < compute_limit)
+        for (int k = 0; k < 1000; k++)
+            x = x * 1.0000001 + 1e-9;
+    if (x < 0) /* keeps the computation */
+        printf("%g\n", x);
+    stalled += now() - t0 >= compute_limit;
+}
+
+/* The origin, its operations done: what ends the target's state. */
+static void release_target(void)
+{
+    long one = 1;
+    switch (target_state) {
+    case AT_RECV: MPI_Send(&one, 1, MPI_LONG, target, 7, MPI_COMM_WORLD); break;
+    case AT_COMPUTE:
+        MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
+        MPI_Put(&round_no, 1, MPI_LONG, target, FLAG_OFF, 1, MPI_LONG, win);
+        MPI_Win_unlock(target, win);
+        break;
+    case AT_COLL: break;
+    }
+}
+
+/* The target while the origin's operations run. */
+static void target_wait(void)
+{
+    long got;
+    switch (target_state) {
+    case AT_RECV: MPI_Recv(&got, 1, MPI_LONG, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+    case AT_COMPUTE: compute_until_flag(); break;
+    case AT_COLL: break;
+    }
+}
+
 static double one_repeat(const struct test *t, long n)
 {
     double dt = 0;
+    round_no++;
     MPI_Barrier(MPI_COMM_WORLD);
     if (t->kind == FENCE) {
         double t0 = now();
@@ -210,22 +276,31 @@ static double one_repeat(const struct test *t, long n)
         return now() - t0;
     }
     if (rank == 0) {
+        /* the epoch's lock_all and unlock_all count: a library that makes
+         * them wait for a computing target must show that wait */
+        double t0 = now();
         if (t->kind == PASSIVE_ALL)
             MPI_Win_lock_all(0, win);
+        double locked = now() - t0;
         dt = run_team(t->loop, n, t->threaded ? threads : 1);
+        t0 = now();
         if (t->kind == PASSIVE_ALL)
             MPI_Win_unlock_all(win);
+        dt += locked + now() - t0;
+        release_target();
+    } else if (rank == target) {
+        target_wait();
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(coll_comm);
     return dt;
 }
 
 /* The target's slots after a test: what the test must have left there. */
 static void verify(const struct test *t, long total_per_slot)
 {
-    if (rank != 1)
+    if (rank != target)
         return;
-    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
     int nslots = t->threaded ? threads : 1;
     for (int s = 0; s < nslots; s++) {
         long v = *(long *)(base + s * SLOT_BYTES);
@@ -236,13 +311,13 @@ static void verify(const struct test *t, long total_per_slot)
     }
     if (t->loop == put_bw_loop)
         check(base[SLOT_BYTES * 64] == 1 && base[SLOT_BYTES * 64 + BIG - 1] == 1, t->name, "1 MiB put not at the target");
-    MPI_Win_unlock(1, win);
+    MPI_Win_unlock(target, win);
 }
 
 static void reset_target(void)
 {
     MPI_Win_fence(0, win);
-    if (rank == 1)
+    if (rank == target)
         memset(base, 0, SLOT_BYTES * 64);
     memset(cas_expected, 0, sizeof cas_expected);
     MPI_Win_fence(0, win);
@@ -260,8 +335,18 @@ static void run(const struct test *t, int repeat)
         done += n;
     }
     verify(t, done);
+    int stalls;
+    MPI_Allreduce(&stalled, &stalls, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    stalled = 0;
     if (rank != 0)
         return;
+    if (stalls) {
+        printf("%-12s %10s %s (the target computed %.0f s without the origin's last operation: nothing "
+               "progressed it)\n", t->name, t->unit == USEC ? "inf" : "0", t->unit == USEC ? "us" : t->unit == MBPS ? "MB/s" : "Mops/s",
+               compute_limit);
+        fflush(stdout);
+        return;
+    }
     qsort(samples, (size_t)repeat, sizeof *samples, cmp_double);
     double med = samples[repeat / 2];
     int nthreads = t->threaded ? threads : 1;
@@ -299,11 +384,20 @@ int main(int argc, char **argv)
             threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--level") && i + 1 < argc && level >= 0)
             i++; /* read above */
+        else if (!strcmp(argv[i], "--limit") && i + 1 < argc)
+            compute_limit = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--target") && i + 1 < argc && !strcmp(argv[i + 1], "coll"))
+            target_state = AT_COLL, i++;
+        else if (!strcmp(argv[i], "--target") && i + 1 < argc && !strcmp(argv[i + 1], "recv"))
+            target_state = AT_RECV, i++;
+        else if (!strcmp(argv[i], "--target") && i + 1 < argc && !strcmp(argv[i + 1], "compute"))
+            target_state = AT_COMPUTE, i++;
         else if (argv[i][0] != '-' && nchosen < 32)
             chosen[nchosen++] = argv[i];
         else {
             if (rank == 0)
-                fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] [TEST ...]\n");
+                fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] "
+                                "[--target coll|recv|compute] [--limit S] [TEST ...]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -313,8 +407,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "rma_micro: needs 2 ranks, positive counts, 1-64 threads (MPI_THREAD_MULTIPLE for more than 1)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    MPI_Win_allocate(SLOT_BYTES * 64 + BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    memset(base, 0, SLOT_BYTES * 64 + BIG);
+    target = nprocs - 1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm);
+    MPI_Win_allocate(FLAG_OFF + SLOT_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    memset(base, 0, FLAG_OFF + SLOT_BYTES);
     for (size_t k = 0; k < sizeof tests / sizeof *tests; k++) {
         int want = nchosen == 0;
         for (int c = 0; c < nchosen; c++)
@@ -323,6 +419,7 @@ int main(int argc, char **argv)
             run(&tests[k], repeat);
     }
     MPI_Win_free(&win);
+    MPI_Comm_free(&coll_comm);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();

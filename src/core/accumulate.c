@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acc_call.h"
 #include "core/accumulate.h"
 #include "core/datatype.h"
 #include "core/reduce.h"
@@ -243,35 +244,6 @@ static int lock_free_begin(struct remora_win *w, int target)
 
 /* ---- a call as pieces of target memory ------------------------------------------ */
 
-/* Bytes [pos, pos + len) of the target (a position: see struct remora_span),
- * whole elements, that take the elements at byte `at` of the packed origin,
- * compare and result arrays. */
-struct piece {
-    uint64_t pos, len;
-    size_t at;
-};
-
-struct acc {
-    struct remora_win *w;
-    int target;
-    struct remora_target t;     /* the target as this operation reaches it */
-    enum remora_op op;
-    remora_reduce_fn kernel;
-    const struct remora_dt *bt; /* the basic type's own layout                          */
-    size_t esz;                 /* bytes of one element in memory (its extent)           */
-    int holes;                  /* elements have padding (MPI_DOUBLE_INT, ...): walk them
-                                   one by one instead of as byte runs                    */
-    int integer;                /* the basic type is an integer (native atomic add)      */
-    const char *origin;       /* origin elements, packed in typemap order (NULL for NO_OP) */
-    const char *compare;      /* MPI_Compare_and_swap: the compare element, else NULL      */
-    char *result;             /* result elements, packed (NULL for MPI_Accumulate)         */
-    const struct remora_dt *tt;
-    MPI_Count tcount;
-    struct piece *p, one;     /* the pieces in typemap order (p == &one for a single one)   */
-    size_t np;
-    uint64_t lo, hi;          /* the positions they touch                                   */
-};
-
 /* Every field but t, which remora_rma_target fills: zeroing the whole
  * struct (its spans) costs more than a small call's work. */
 static void acc_init(struct acc *a, struct remora_win *w, int target, enum remora_op op, MPI_Count tcount)
@@ -281,6 +253,7 @@ static void acc_init(struct acc *a, struct remora_win *w, int target, enum remor
     a->op = op;
     a->kernel = NULL;
     a->bt = a->tt = NULL;
+    a->type = NULL;
     a->esz = 0;
     a->holes = a->integer = 0;
     a->origin = a->compare = NULL;
@@ -1061,6 +1034,30 @@ static int run(struct acc *a)
     int st = gather(a);
     if (st != REMORA_OK)
         return st;
+    if (remora_acc_owner_applies(a)) {
+        const struct remora_span *s = &a->t.few[0];
+        uint64_t off = a->lo - s->lo + s->at;
+        /* one fetched element that one network atomic updates: the
+         * transport's atomic, which its owner does under the same lock as
+         * the calls (and whose reply is leaner than a message's) */
+        if (a->result && a->np == 1 && a->p[0].len == a->esz && (a->esz == 4 || a->esz == 8) && a->t.n == 1 &&
+            (a->compare || native_amo(a->op, a->integer) >= 0) && remora_amo_size_native(s->amo, a->esz) &&
+            (s->amo->base + off) % a->esz == 0) {
+            if (a->compare) {
+                uint64_t old;
+                st = remora_amo(s->amo, off, a->esz, REMORA_AMO_CSWAP, load_elem(a->origin, a->esz),
+                                load_elem(a->compare, a->esz), &old);
+                if (st == REMORA_OK)
+                    store_elem(a->result, a->esz, old);
+            } else {
+                st = update_elem(s->amo, off, a->esz, a->op, a->kernel, a->integer, a->origin, a->result, 0);
+            }
+        } else {
+            st = remora_acc_owner_run(a);
+        }
+        drop_pieces(a);
+        return st;
+    }
     size_t word = lock_free_word(a);
     const struct remora_span *s = &a->t.few[0];
     if (word && (st = lock_free_begin(a->w, a->target)) != REMORA_OK) {
@@ -1176,6 +1173,8 @@ static int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_Count oc
         return -1;
     uint8_t lock_free = lock_free_known(s);
     const struct remora_reach *x = &s->reach;
+    if (remora_applies(&x->amo)) /* the owner carries accumulates out (run) */
+        return -1;
     uint64_t off = (uint64_t)(t - s->peer.base);
     int one_atomic = tcount == 1 && remora_amo_size_valid(e->size) && remora_mapped(&x->amo, 0) &&
                      (x->amo.base + off) % e->size == 0;
@@ -1254,6 +1253,7 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
         return remora_err(rc ? rc : MPI_ERR_TYPE, "origin and target differ in basic type");
     if (rt && ((rc = basic_of(rt, &b)) != MPI_SUCCESS || b->handle != tb->handle))
         return remora_err(rc ? rc : MPI_ERR_TYPE, "result and target differ in basic type");
+    a.type = tb;
     a.esz = tb->extent;
     a.holes = tb->size != tb->extent;
     a.integer = integer_class(tb);
@@ -1337,6 +1337,7 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
         return MPI_SUCCESS;
     struct acc a;
     acc_init(&a, w, target, REMORA_OP_REPLACE, 1);
+    a.type = e;
     a.esz = e->extent;
     a.origin = oaddr;
     a.compare = caddr;

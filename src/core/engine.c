@@ -1,4 +1,5 @@
 /* Start-up and shutdown of the engine and the layers below it. */
+#include "core/acc_call.h"
 #include "core/engine.h"
 #include "core/win.h"
 #include "runtime/context.h"
@@ -18,6 +19,7 @@ void remora_engine_init(void)
     if (!remora_core.initialized) {
         remora_runtime_init();
         remora_type_table_init(&remora_core.types);
+        remora_acc_owner_register();
         remora_core.initialized = 1;
         remora_log(REMORA_LOG_INFO, "Remora active: %d processes, thread level %d", remora_ctx.world_size,
                    remora_ctx.thread_level);

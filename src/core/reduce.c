@@ -94,6 +94,13 @@ remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_typ
     return kernels[type->id][op];
 }
 
+remora_reduce_fn remora_reduce_kernel_by_id(enum remora_op op, unsigned id)
+{
+    if (id >= REMORA_PREDEFINED_TYPE_COUNT || op < 0 || op >= REMORA_OP_REPLACE)
+        return 0;
+    return kernels[id][op];
+}
+
 int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type)
 {
     if (!type)

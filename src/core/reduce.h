@@ -27,6 +27,9 @@ int remora_op_of(MPI_Op op);
  * allow op on that type, and for REPLACE and NO_OP, which need none (they copy
  * or leave whole elements). */
 remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_type_entry *type);
+/* The kernel for op on the type whose remora_type_entry.id is id (the same
+ * in every process of a job), or NULL. */
+remora_reduce_fn remora_reduce_kernel_by_id(enum remora_op op, unsigned id);
 /* Whether the standard allows op on the predefined type. */
 int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type);
 

@@ -89,6 +89,7 @@ static inline int remora_wait_spun(struct remora_wait *w)
                 continue;                                                                                \
             }                                                                                            \
             uint32_t seen_ = remora_doorbell_enter(bell_);                                               \
+            remora_progress_pause();                                                                     \
             int timed_out_ = !(cond) && remora_doorbell_sleep(bell_, seen_, (recheck_ns));               \
             remora_doorbell_leave(bell_);                                                                \
             if (!timed_out_) /* rung: spin a whole budget again, or every later ring is a syscall */     \

@@ -120,4 +120,10 @@ int remora_flush_all(void) { return remora_flush_proc(-1); }
 
 void remora_progress(void) { remora_net_progress(); }
 
+void remora_progress_pause(void) { remora_net_pause(); }
+
+int remora_serve(void) { return remora_net_serve(); }
+
+int remora_serve_wanted(void) { return remora_net_serving(); }
+
 void remora_transport_finalize(void) { remora_net_finalize(); }

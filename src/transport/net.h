@@ -6,9 +6,12 @@
  * use until REMORA_UCX_INSTANCES exist, then shared.  A worker is used under
  * its instance's lock; progress on behalf of others only try-locks, so a
  * thread that finds an instance busy moves on.  Endpoints are made per
- * instance on first use.  A separate target worker is where peers connect; a
- * progress thread serves it so that no operation waits for the target to call
- * MPI (UCX emulates RMA and atomics in software over TCP). */
+ * instance on first use.  A separate target worker is where peers connect
+ * (UCX emulates RMA and atomics in software over TCP: the target's CPU
+ * carries them out).  Whoever waits serves it: a thread waiting in the host
+ * MPI (remora_net_serve, called from the host's progress), a thread waiting
+ * in Remora; a progress thread serves it only while nobody else does, for a
+ * process that computes outside MPI. */
 #ifndef REMORA_TRANSPORT_NET_H
 #define REMORA_TRANSPORT_NET_H
 
@@ -27,6 +30,10 @@ void remora_net_deregister(void *reg);
 /* The rmem of proc's memory registered at owner address `base` with this packed key. */
 int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out);
 void remora_net_progress(void);
+void remora_net_pause(void);
+/* The target worker, progressed by a thread that waits in the host MPI. */
+int remora_net_serve(void);
+int remora_net_serving(void);
 void remora_net_finalize(void);
 
 #endif

@@ -85,6 +85,34 @@ struct remora_iov {
     size_t len;
 };
 
+/* ---- calls carried out by the memory's owner ----------------------------------
+ * Where every atomic on some memory is done by its owner's CPU under one
+ * lock (UCX's software atomics over TCP: the owner's target worker does
+ * them), a transport can carry a whole call there (remora_apply): the owner
+ * applies its pieces under that lock, atomically with every atomic and every
+ * other such call on that memory, with the function core registered
+ * (remora_apply_register).  One call is one message and, when it fetches,
+ * its reply, whatever its size and layout. */
+
+#define REMORA_APPLY_HEAD 16 /* bytes of core's description of a call */
+
+/* Applies operand (and compare, for a compare-and-swap; operand is NULL for
+ * a call that only reads) to the len bytes at mem, as head describes: count
+ * pieces, the i-th at mem + i * stride with operand + i * len (and compare
+ * + i * len). */
+typedef void (*remora_apply_fn)(const void *head, char *mem, int64_t stride, const char *operand,
+                                const char *compare, size_t len, uint32_t count);
+void remora_apply_register(remora_apply_fn fn);
+
+/* One piece of a call: len bytes at byte off of the rmem.  result: where the
+ * bytes' old values go (a fetching call), or NULL. */
+struct remora_apply_piece {
+    uint64_t off;
+    size_t len;
+    const void *operand, *compare;
+    void *result;
+};
+
 struct remora_transport {
     const char *name;
     int mapped;          /* base + off is a load/store address in this process */
@@ -107,6 +135,10 @@ struct remora_transport {
     int (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
     int (*flush)(int proc); /* proc < 0: every owner */
     void (*release)(struct remora_rmem *m);
+    /* NULL: the owner carries out no calls (see above).  A call's results are
+     * there when it returns; one without results completes at the next flush. */
+    int (*applies)(const struct remora_rmem *m);
+    int (*apply)(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n);
 };
 
 /* ---- operations -------------------------------------------------------------- */
@@ -217,6 +249,16 @@ static inline int remora_amov(const struct remora_rmem *m, struct remora_amo_req
     return st;
 }
 
+/* Whether m's owner carries out calls on it (remora_apply). */
+static inline int remora_applies(const struct remora_rmem *m) { return m->tp->applies && m->tp->applies(m); }
+
+/* A whole call on m, carried out by its owner (only where remora_applies). */
+static inline int remora_apply(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v,
+                               size_t n)
+{
+    return m->tp->apply(m, head, v, n);
+}
+
 /* 1, 2, 4 or 8 (the masks below are bitmasks of sizes, which 3 or 6 would pass). */
 static inline int remora_amo_size_valid(size_t size)
 {
@@ -255,6 +297,16 @@ int remora_flush_proc(int proc);
 int remora_flush_all(void);
 /* Move what waits on this process (a waiting caller calls this in its loop). */
 void remora_progress(void);
+/* A waiting caller that called remora_progress is about to sleep: whoever
+ * else can serve other processes' requests toward this one does so now. */
+void remora_progress_pause(void);
+/* Serve other processes' requests toward this one (the network's software
+ * RMA and atomics), unless another thread does right now; the number of
+ * requests served.  For threads that wait inside the host MPI. */
+int remora_serve(void);
+/* Whether processes reach this one over the network: remora_serve has
+ * something to look for. */
+int remora_serve_wanted(void);
 
 /* ---- memory registration and keys --------------------------------------------- */
 
