@@ -244,16 +244,18 @@ def geomeans(summ):
     return out
 
 
-def section(script, args, out):
-    """runs scripts/<script> (its table goes to the terminal) and returns its HTML section"""
+def section(script, args, out, name=None):
+    """runs scripts/<script> (its table goes to the terminal) and returns its HTML section,
+    written to out/<name> (name: the script's by default)"""
+    name = name or script
     print(f"\n== scripts/{script} {' '.join(args)}", flush=True)
     try:  # a script that stops early must not leave an earlier report's section in this one
-        os.remove(f"{out}/{script}/section.html")
+        os.remove(f"{out}/{name}/section.html")
     except OSError:
         pass
-    rc = subprocess.run([f"{ROOT}/scripts/{script}", *args, "--out", f"{out}/{script}"]).returncode
+    rc = subprocess.run([f"{ROOT}/scripts/{script}", *args, "--out", f"{out}/{name}"]).returncode
     try:
-        with open(f"{out}/{script}/section.html") as f:
+        with open(f"{out}/{name}/section.html") as f:
             text = f.read()
     except OSError:
         text = ""
@@ -333,7 +335,10 @@ def main():
     if have_remora:
         if os.path.exists(f"{a.out}/shmem-bench/summary.json"):  # an earlier report's
             os.remove(f"{a.out}/shmem-bench/summary.json")
-        sections = [section("shmem-bench", shmem_args(a.build, a.quick), a.out)]
+        sections = [section("shmem-bench", shmem_args(a.build, a.quick), a.out),
+                    section("microbench", ["--tcp", "--build", a.build] + (["--quick"] if a.quick else []), a.out,
+                            "network"),
+                    section("shmem-bench", shmem_args(a.build, a.quick) + ["--tcp"], a.out, "shmem-network")]
     else:
         sections = ["<h2>OpenSHMEM: Remora and Open MPI's OSHMEM</h2><p>Remora is absent.</p>"]
 

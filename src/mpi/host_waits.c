@@ -5,22 +5,28 @@
  * with no progress thread for ever.  When the host has a progress hook, or
  * no process reaches this one over the network, each call is the host's own,
  * behind one test. */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "mpi/api.h"
 #include "mpi/host_waits.h"
+#include "runtime/context.h"
 #include "runtime/host_mpi.h"
 #include "transport/transport.h"
 
 static inline int serving(void) { return __builtin_expect(remora_host_waits_serve, 0) && remora_serve_wanted(); }
 
-/* Until the host's test says done, serving in between. */
+/* Until the host's test says done, serving in between; yielding the core
+ * when this node runs more processes than it has cores (as Open MPI's
+ * mpi_yield_when_idle does; MPICH's own waits spin, and with 4 ranks on 2
+ * cores a target that serves from its wait then gets the core late). */
 #define UNTIL_DONE(test_call, done)              \
     for (;;) {                                   \
         int rc_ = (test_call);                   \
         if (rc_ != MPI_SUCCESS || (done))        \
             return rc_;                          \
-        remora_serve();                          \
+        if (!remora_serve() && remora_ctx.oversubscribed) \
+            sched_yield();                       \
     }
 
 static int wait_request(MPI_Request *r, MPI_Status *status)
@@ -106,7 +112,8 @@ static int wait_pair(MPI_Request r[2], MPI_Status *status)
                 *status = st[0];
             return rc;
         }
-        remora_serve();
+        if (!remora_serve() && remora_ctx.oversubscribed)
+            sched_yield();
     }
 }
 

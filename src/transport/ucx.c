@@ -65,10 +65,11 @@ static int instance_init(struct instance *in, int id)
     in->id = id;
     in->eps = calloc((size_t)remora_ctx.world_size, sizeof *in->eps);
     in->dirty = calloc((size_t)remora_ctx.world_size, 1);
+    in->owes = calloc((size_t)remora_ctx.world_size, sizeof *in->owes);
     pthread_mutex_init(&in->lock, NULL);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    if (!in->eps || !in->dirty || ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK ||
+    if (!in->eps || !in->dirty || !in->owes || ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK ||
         remora_msg_worker_init(in) != REMORA_OK)
         return -1;
     if (ucp_worker_get_efd(in->worker, &in->efd) != UCS_OK)
@@ -94,6 +95,7 @@ static void instance_destroy(struct instance *in)
     remora_msg_free(in);
     free(in->eps);
     free(in->dirty);
+    free((void *)in->owes);
     pthread_mutex_destroy(&in->lock);
 }
 
@@ -275,6 +277,8 @@ static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep
     if (!(*in = instance()))
         return REMORA_ERR_NO_MEM;
     pthread_mutex_lock(&(*in)->lock);
+    if (!atomic_load_explicit(&(*in)->busy, memory_order_relaxed))
+        atomic_store_explicit(&(*in)->busy, 1, memory_order_relaxed);
     if (!(*ep = remora_ucx_endpoint(*in, m->proc))) {
         pthread_mutex_unlock(&(*in)->lock);
         return REMORA_ERR_UNREACHABLE;
@@ -284,6 +288,14 @@ static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep
         return REMORA_ERR_INVALID;
     }
     return REMORA_OK;
+}
+
+/* Instance in (locked) holds work toward proc that a flush must complete:
+ * flushes toward proc from other threads visit it (flush_visits). */
+static void owe(struct instance *in, int proc)
+{
+    if (!atomic_load_explicit(&in->owes[proc], memory_order_relaxed))
+        atomic_store_explicit(&in->owes[proc], 1, memory_order_relaxed);
 }
 
 /* begin() for UCX's atomics: what was gathered toward the owner leaves
@@ -709,6 +721,7 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
             j++;
         if (j > i) {
             st = remora_msg_add(in, m->proc, m->base, v + i, j - i, put);
+            owe(in, m->proc);
             i = j;
             continue;
         }
@@ -716,6 +729,7 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
         st = posted(put ? ucp_put_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm)
                         : ucp_get_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm));
         in->dirty[m->proc] = 1;
+        owe(in, m->proc);
         i++;
     }
     pthread_mutex_unlock(&in->lock);
@@ -768,13 +782,15 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
         st = remora_msg_add(in, m->proc, m->base, &v, 1, put);
         if (st == REMORA_OK)
             st = put ? remora_msg_push(in, m->proc) : msg_complete(in, m->proc);
+        if (put)
+            owe(in, m->proc);
     } else {
         ucp_request_param_t prm = {0};
         uint64_t raddr = m->base + off;
         st = wait(in, put ? ucp_put_nbx(ep, local, len, raddr, rk, &prm)
                           : ucp_get_nbx(ep, local, len, raddr, rk, &prm));
         if (put)
-            in->dirty[m->proc] = 1;
+            in->dirty[m->proc] = 1, owe(in, m->proc);
     }
     pthread_mutex_unlock(&in->lock);
     return st;
@@ -855,6 +871,7 @@ static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, en
     } else {
         st = posted(r);
         in->dirty[m->proc] = 1;
+        owe(in, m->proc);
     }
     pthread_mutex_unlock(&in->lock);
     return st;
@@ -963,11 +980,13 @@ static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size
     union amo_buf x; /* UCX takes the operand when the atomic is posted */
     ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched);
     if (fetched && UCS_PTR_IS_PTR(r) && in->nfetch < MAX_FETCHES) {
+        owe(in, m->proc);
         in->fetch[in->nfetch].req = r;
         in->fetch[in->nfetch++].proc = m->proc;
     } else if (fetched) {
         st = posted(r);
         in->dirty[m->proc] |= r != NULL; /* NULL: done at once, the reply is there */
+        owe(in, m->proc);
     } else {
         st = wait(in, r);
     }
@@ -1075,17 +1094,37 @@ static int flush_instance(struct instance *in, int proc)
             st = st != REMORA_OK ? st : s;
             in->dirty[proc] = 0;
         }
+        atomic_store_explicit(&in->owes[proc], 0, memory_order_relaxed);
     } else {
+        for (int r = 0; r < remora_ctx.world_size; r++)
+            atomic_store_explicit(&in->owes[r], 0, memory_order_relaxed);
         int s = wait(in, ucp_worker_flush_nbx(in->worker, &prm));
         st = st != REMORA_OK ? st : s;
         memset(in->dirty, 0, (size_t)remora_ctx.world_size);
+        if (!in->nfetch && !atomic_load_explicit(&in->gathered, memory_order_relaxed) && !remora_msg_waiting(in, -1))
+            atomic_store_explicit(&in->busy, 0, memory_order_relaxed);
     }
     pthread_mutex_unlock(&in->lock);
     return st;
 }
 
-/* Every thread's operations: every instance.  The messages of all leave
- * first, so that their replies are in flight together. */
+/* Whether a flush toward proc (every peer: proc < 0) must visit instance in:
+ * it holds work toward proc (`owes`), or it was used since its last complete
+ * flush (`busy`), or it is this thread's own.  An operation of another thread
+ * that happens before this flush set the flag before it, and the
+ * synchronisation that orders the two made that visible; a thread's
+ * operation that completed in its call (a fetching one) owes nothing, so
+ * flushes do not wait for instances busy with such calls. */
+static int flush_visits(struct instance *in, int proc)
+{
+    if (in == my_instance)
+        return 1;
+    return atomic_load_explicit(proc < 0 ? &in->busy : &in->owes[proc], memory_order_relaxed);
+}
+
+/* Every thread's operations: every instance used since its last complete
+ * flush.  The messages of all leave first, so that their replies are in
+ * flight together. */
 static int net_flush(int proc)
 {
     if (!net.ready)
@@ -1094,13 +1133,16 @@ static int net_flush(int proc)
     int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
     for (int i = 0; n > 1 && net.sw_rma && i < n; i++) {
         struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
+        if (!flush_visits(in, proc))
+            continue;
         pthread_mutex_lock(&in->lock);
         int s = remora_msg_send(in, proc);
         pthread_mutex_unlock(&in->lock);
         st = st != REMORA_OK ? st : s;
     }
     for (int i = 0; i < n; i++) {
-        int s = flush_instance(atomic_load_explicit(&net.instance[i], memory_order_relaxed), proc);
+        struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
+        int s = flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
         if (st == REMORA_OK)
             st = s;
     }
@@ -1161,6 +1203,8 @@ static int net_apply(const struct remora_rmem *m, const void *head, const struct
         fetch |= v[i].result != NULL;
     if (st == REMORA_OK && fetch)
         st = msg_complete(in, m->proc);
+    else
+        owe(in, m->proc);
     pthread_mutex_unlock(&in->lock);
     return st;
 }

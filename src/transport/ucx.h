@@ -25,6 +25,8 @@ struct instance {
     uint8_t *dirty;      /* by world rank: UCX RMA posted since the last flush */
     struct msg_peer **msg; /* by world rank: RMA by messages (ucx_msg.c), made on first use */
     _Atomic unsigned gathered; /* peers toward which a message is being gathered */
+    _Atomic int busy;    /* used since its last complete flush: other threads' flushes skip it while 0 */
+    _Atomic uint8_t *owes; /* by world rank: holds work toward it that a flush must complete */
     /* Fetching atomics posted without waiting (net_amo_nbi), each waited for
      * by the next flush toward its owner.  The reply is the atomic's remote
      * completion: a flush that finds only these needs no ucp_ep_flush round
