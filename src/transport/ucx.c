@@ -1119,7 +1119,9 @@ static int flush_visits(struct instance *in, int proc)
 {
     if (in == my_instance)
         return 1;
-    return atomic_load_explicit(proc < 0 ? &in->busy : &in->owes[proc], memory_order_relaxed);
+    if (proc < 0)
+        return atomic_load_explicit(&in->busy, memory_order_relaxed);
+    return atomic_load_explicit(&in->owes[proc], memory_order_relaxed);
 }
 
 /* Every thread's operations: every instance used since its last complete
