@@ -25,6 +25,12 @@ struct owner_head {
 
 _Static_assert(sizeof(struct owner_head) == REMORA_APPLY_HEAD, "the call's head has the transport's size");
 
+/* Room for one element of any predefined type, aligned for all of them. */
+union elem {
+    long double align;
+    unsigned char b[64];
+};
+
 /* mem op= operand over the whole elements of count pieces of len bytes
  * (mem + i * stride, operand + i * len); with compare elements, a
  * compare-and-swap.  A piece of an element with holes ends with its data. */
@@ -37,7 +43,7 @@ static void owner_apply(const void *head, char *mem, int64_t stride, const char 
     if (h.op != REMORA_OP_REPLACE && h.op != REMORA_OP_NO_OP && !compare &&
         !(kernel = remora_reduce_kernel_by_id((enum remora_op)h.op, h.type_id)))
         return;
-    size_t elems = (len + h.esz - 1) / h.esz;
+    int holes = len % h.esz != 0 && h.esz <= sizeof(union elem); /* one element, its data only */
     for (uint32_t i = 0; i < count; i++, mem += stride) {
         const char *o = operand ? operand + (size_t)i * len : NULL;
         if (compare) {
@@ -45,8 +51,16 @@ static void owner_apply(const void *head, char *mem, int64_t stride, const char 
                 memcpy(mem, o, len);
         } else if (h.op == REMORA_OP_REPLACE) {
             memcpy(mem, o, len);
+        } else if (kernel && o && holes) {
+            /* the kernel takes whole elements, padding included: in aligned copies,
+             * so that it reads and writes no byte beyond the piece */
+            union elem t, x;
+            memcpy(t.b, mem, len);
+            memcpy(x.b, o, len);
+            kernel(t.b, x.b, 1);
+            memcpy(mem, t.b, len);
         } else if (kernel && o) {
-            kernel(mem, o, elems);
+            kernel(mem, o, len / h.esz);
         }
     }
 }
