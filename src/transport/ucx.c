@@ -778,10 +778,12 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
         return st;
     if (net.sw_rma) {
         /* a blocking put (OpenSHMEM's) leaves at once: a program may wait
-         * elsewhere for its data without a quiet, and it must arrive */
+         * elsewhere for its data without a quiet, and it must arrive.  It asks
+         * for a reply, which the next quiet waits for instead of sending a
+         * message of its own (one round trip for put + quiet, not 1.5) */
         st = remora_msg_add(in, m->proc, m->base, &v, 1, put);
         if (st == REMORA_OK)
-            st = put ? remora_msg_push(in, m->proc) : msg_complete(in, m->proc);
+            st = put ? remora_msg_send(in, m->proc) : msg_complete(in, m->proc);
         if (put)
             owe(in, m->proc);
     } else {
