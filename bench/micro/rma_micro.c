@@ -5,8 +5,9 @@
  *   rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] [TEST ...]
  *
  * Tests (all by default): put_flush get acc fop cas lock_unlock fence
- * put_bw (1 MiB put + flush) fop_rate put_rate (T threads, each on its own
- * slot).  Prints "test value unit" per test on rank 0: the median of R
+ * fence_put (an epoch of fence, one put, fence) pscw (an epoch of start, one
+ * put, complete; post and wait at the target) put_bw (1 MiB put + flush)
+ * fop_rate put_rate (T threads, each on its own slot).  Prints "test value unit" per test on rank 0: the median of R
  * repeats.  Latencies are per operation including its flush; rates count
  * operations of all threads per second.  Data is checked after every test.
  * --level is the thread support asked of MPI_Init_thread (default multiple;
@@ -195,7 +196,7 @@ static double run_team(void (*loop)(int, long), long n, int nthreads)
 
 /* ---- tests ----------------------------------------------------------------- */
 
-enum kind { PASSIVE_ALL, PASSIVE_NONE, FENCE };
+enum kind { PASSIVE_ALL, PASSIVE_NONE, FENCE, FENCE_PUT, PSCW };
 enum unit { USEC, MBPS, MOPS };
 
 struct test {
@@ -215,6 +216,8 @@ static const struct test tests[] = {
     {"cas", cas_loop, PASSIVE_ALL, USEC, 0, 1},
     {"lock_unlock", lock_loop, PASSIVE_NONE, USEC, 0, 1},
     {"fence", NULL, FENCE, USEC, 0, 1},
+    {"fence_put", NULL, FENCE_PUT, USEC, 0, 1},
+    {"pscw", NULL, PSCW, USEC, 0, 1},
     {"put_bw", put_bw_loop, PASSIVE_ALL, MBPS, 0, 100},
     {"fop_rate", fop_loop, PASSIVE_ALL, MOPS, 1, 1},
     {"put_rate", put_rate_loop, PASSIVE_ALL, MOPS, 1, 1},
@@ -274,6 +277,34 @@ static double one_repeat(const struct test *t, long n)
         for (long i = 0; i < n; i++)
             MPI_Win_fence(0, win);
         return now() - t0;
+    }
+    if (t->kind == FENCE_PUT || t->kind == PSCW) { /* an epoch with one 8-byte put from rank 0 to the target */
+        long v = 1;
+        MPI_Group world, peer;
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        int other = rank == 0 ? target : 0;
+        MPI_Group_incl(world, 1, &other, &peer);
+        double t0 = now();
+        for (long i = 0; i < n; i++) {
+            if (t->kind == FENCE_PUT) {
+                MPI_Win_fence(0, win);
+                if (rank == 0)
+                    MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win);
+                MPI_Win_fence(0, win);
+            } else if (rank == 0) {
+                MPI_Win_start(peer, 0, win);
+                MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win);
+                MPI_Win_complete(win);
+            } else if (rank == target) {
+                MPI_Win_post(peer, 0, win);
+                MPI_Win_wait(win);
+            }
+        }
+        double dt = now() - t0;
+        MPI_Group_free(&peer);
+        MPI_Group_free(&world);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return dt;
     }
     if (rank == 0) {
         /* the epoch's lock_all and unlock_all count: a library that makes
