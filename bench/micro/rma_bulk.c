@@ -63,6 +63,16 @@ static double median(body_fn body, MPI_Win win, void *arg)
     return s[repeat / 2];
 }
 
+/* A window of `bytes` (zeroed) at the target and none elsewhere; its memory in *mem. */
+static MPI_Win target_window(size_t bytes, int unit, void *mem)
+{
+    MPI_Win win;
+    MPI_Win_allocate(rank == target ? (MPI_Aint)bytes : 0, unit, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win);
+    if (rank == target)
+        memset(*(void **)mem, 0, bytes);
+    return win;
+}
+
 static void report(const char *name, double sec, double contig)
 {
     if (rank != 0)
@@ -96,11 +106,7 @@ static void acc_rows(void)
     int n = size ? size : 1024;
     size_t elems = (size_t)n * n;
     double *mem;
-    MPI_Win win;
-    MPI_Win_allocate(rank == target ? (MPI_Aint)(elems * sizeof(double)) : 0, sizeof(double), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &mem, &win);
-    if (rank == target)
-        memset(mem, 0, elems * sizeof(double));
+    MPI_Win win = target_window(elems * sizeof(double), sizeof(double), &mem);
     struct rows r = {n, malloc(elems * sizeof(double))};
     for (size_t i = 0; i < elems; i++)
         r.row[i] = (double)(i % 1000);
@@ -139,9 +145,7 @@ static void transpose(void)
     int n = size ? size : 1000;
     size_t elems = (size_t)n * n;
     int *mem;
-    MPI_Win win;
-    MPI_Win_allocate(rank == target ? (MPI_Aint)(elems * sizeof(int)) : 0, sizeof(int), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &mem, &win);
+    MPI_Win win = target_window(elems * sizeof(int), sizeof(int), &mem);
     struct transpose x = {n, malloc(elems * sizeof(int)), MPI_DATATYPE_NULL};
     for (size_t i = 0; i < elems; i++)
         x.a[i] = (int)i;
@@ -187,11 +191,7 @@ static void subarray(void)
     int n = size ? size : 512, full = 2 * n;
     size_t elems = (size_t)full * full;
     double *mem;
-    MPI_Win win;
-    MPI_Win_allocate(rank == target ? (MPI_Aint)(elems * sizeof(double)) : 0, sizeof(double), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &mem, &win);
-    if (rank == target)
-        memset(mem, 0, elems * sizeof(double));
+    MPI_Win win = target_window(elems * sizeof(double), sizeof(double), &mem);
     struct subarray x = {n, malloc((size_t)n * n * sizeof(double)), MPI_DATATYPE_NULL};
     for (size_t i = 0; i < (size_t)n * n; i++)
         x.a[i] = (double)(i % 777);
@@ -274,8 +274,7 @@ static double strided(int acc, int block, MPI_Win win, int *mem)
 static void noncontig(int acc)
 {
     int *mem;
-    MPI_Win win;
-    MPI_Win_allocate(rank == target ? 2 * NC_BYTES : 0, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    MPI_Win win = target_window(2 * NC_BYTES, sizeof(int), &mem);
     double contig = strided(acc, 0, win, mem);
     report(acc ? "acc_contig" : "put_contig", contig, 0);
     int blocks[] = {4, 64, 4096};
