@@ -476,17 +476,17 @@ static void serve_target(void)
 
 /* The progress thread serves the target only for a process that does not:
  * one that computes outside MPI.  While threads that wait in MPI (or in
- * Remora) progress the target worker themselves, the thread sleeps AWAY_NS
+ * Remora) progress the target worker themselves, the thread sleeps AWAY_MS
  * at a time without arming the worker, so arrivals do not wake it to compete
  * for a core with the thread that serves them anyway; once a period passed
  * with nobody else serving, it serves what is left, arms the worker and
  * sleeps on its wake-up fd until an arrival (or stop_progress_thread) rings
- * it.  A thread that stops serving to sleep itself (wait) kicks it out of
- * its away period at once.  It never spins: a spin, even one that yields, takes the core from a
- * computing thread for a whole time slice (measured: 8-byte put+flush toward
- * a computing target 95-115 us without the spin, 165-205 us with 50 us of
- * it).  Work that another thread's progress left over is served within two
- * periods. */
+ * it.  A thread that stops serving to sleep itself kicks it out of its away
+ * period at once (kick_progress_thread).  It never spins: a spin, even one
+ * that yields, takes the core from a computing thread for a whole time slice
+ * (measured: 8-byte put+flush toward a computing target 95-115 us without
+ * the spin, 165-205 us with 50 us of it).  Work that another thread's
+ * progress left over is served within two periods. */
 static void *progress_main(void *arg)
 {
     (void)arg;

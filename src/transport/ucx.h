@@ -59,8 +59,8 @@ int remora_msg_worker_init(struct instance *in);
  * Complete at the reply to the next message sent with a reply request. */
 int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put);
 /* Gather a call (remora_apply) on the owner proc's memory at base + v[i].off
- * (instance locked), in one message (M4); complete at remora_msg_flush, its
- * results with the reply. */
+ * (instance locked), in one message (M4); complete, its results here, at the
+ * reply to that message or a later one. */
 int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
                      const struct remora_apply_piece *v, size_t n);
 /* A call's piece carried out here (the owner, under the target lock): the
