@@ -28,6 +28,8 @@ struct remora_dt {
     MPI_Aint basic_size;         /* size of basic (0 when mixed)                                   */
     int contiguous;              /* one element is one block [true_lb, true_lb + size), extent == size */
     size_t nblocks;              /* blocks of one element                                          */
+    MPI_Aint run_stride;         /* nonzero: nblocks >= 2 blocks of one length, each run_stride
+                                    bytes after the one before (a regular run)                     */
     struct remora_dt_block *blocks;
 };
 

@@ -404,5 +404,15 @@ int remora_dt_decode(MPI_Datatype type, struct remora_dt *dt)
     }
     dt->contiguous = dt->size == 0 || (B.n == 1 && B.b[0].len == dt->size && dt->extent == dt->size &&
                                         B.b[0].disp == dt->true_lb);
+    /* Blocks of one length at one stride (vectors, transposes' columns). */
+    dt->run_stride = 0;
+    if (B.n >= 2) {
+        MPI_Aint step = B.b[1].disp - B.b[0].disp;
+        size_t i = 1;
+        while (i < B.n && B.b[i].len == B.b[0].len && B.b[i].disp - B.b[i - 1].disp == step)
+            i++;
+        if (i == B.n && step != 0)
+            dt->run_stride = step;
+    }
     return MPI_SUCCESS;
 }

@@ -13,7 +13,7 @@
 #include "core/status.h"
 #include "core/sync.h"
 
-#define IOV_BATCH 64
+#define IOV_BATCH 256
 
 /* One operation, checked and ready to move. */
 struct rma_op {
@@ -170,13 +170,61 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
     return REMORA_OK;
 }
 
+/* One side of an operation as n blocks of len bytes, the first at byte
+ * first, each stride bytes after the one before: a contiguous side (cut in
+ * blocks of len), elements of one block each, or a regular run whose
+ * elements continue it.  0: none of these. */
+struct run {
+    MPI_Aint first, stride, n;
+};
+
+static int as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct run *r)
+{
+    if (t->contiguous)
+        *r = (struct run){t->true_lb, len, bytes / len};
+    else if (t->blocks[0].len != len)
+        return 0;
+    else if (t->nblocks == 1)
+        *r = (struct run){t->blocks[0].disp, t->extent, count};
+    else if (t->run_stride && (count == 1 || t->extent == t->run_stride * (MPI_Aint)t->nblocks))
+        *r = (struct run){t->blocks[0].disp, t->run_stride, (MPI_Aint)t->nblocks * count};
+    else
+        return 0;
+    return 1;
+}
+
+/* Runs of one block length on both sides, in one span: the blocks straight
+ * into batches, without the pair walk (a million 4-byte blocks: the walk
+ * was most of the time). */
+static int move_runs(struct mover *m)
+{
+    const struct rma_op *op = m->op;
+    MPI_Aint len = (op->tt->contiguous ? op->ot : op->tt)->blocks[0].len;
+    struct run o, t;
+    if (op->t.n != 1 || len <= 0 || !as_run(op->ot, op->ocount, op->bytes, len, &o) ||
+        !as_run(op->tt, op->tcount, op->bytes, len, &t))
+        return -1;
+    const struct remora_span *s = remora_target_span_at(&op->t, op->t.off + (uint64_t)t.first);
+    char *local = remora_buf_at(op->origin, o.first);
+    uint64_t at = op->t.off + (uint64_t)t.first - s->lo + s->at;
+    for (MPI_Aint i = 0; i < t.n;) {
+        size_t nv = 0;
+        for (; nv < IOV_BATCH && i < t.n; nv++, i++)
+            m->v[nv] = (struct remora_iov){local + i * o.stride, at + (uint64_t)(i * t.stride), (size_t)len};
+        int st = m->put ? remora_putv(s->data, m->v, nv) : remora_getv(s->data, m->v, nv);
+        if (st != REMORA_OK)
+            return st;
+    }
+    return REMORA_OK;
+}
+
 static int move(struct rma_op *op, int put)
 {
     struct mover m = {.op = op, .put = put};
     int st;
     if (op->ot->contiguous && op->tt->contiguous)
         st = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
-    else
+    else if ((st = move_runs(&m)) < 0)
         st = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
     if (st == REMORA_OK)
         st = drain(&m);

@@ -1,7 +1,10 @@
 /* MPI_Put and MPI_Get with derived datatypes on either side: every pair of
- * 14 layouts of the same type signature (96 ints) - contiguous, vector,
+ * 16 layouts of the same type signature (96 ints) - contiguous, vector,
  * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
- * subarray, darray, resized, dup, nested, and a predefined MPI_INT - as
+ * subarray, darray, resized, dup, nested, a predefined MPI_INT, and two
+ * regular runs of blocks (a vector whose elements continue its run, and
+ * blocks at descending addresses, which Remora moves without its general
+ * datatype walk) - as
  * origin and target types.  Each transfer goes to the right neighbour inside
  * fences; the expected memory is computed with MPI_Pack/MPI_Unpack of the
  * host MPI, so every byte of the window is checked, also those the target
@@ -21,7 +24,7 @@ struct layout {
     int count;            /* elements of type that carry NINTS ints */
 };
 
-static struct layout layouts[16];
+static struct layout layouts[24];
 static int nlayouts;
 
 static void add(const char *name, MPI_Datatype t, int count)
@@ -74,6 +77,15 @@ static void make_layouts(void)
     MPI_Type_dup(inner, &t);
     MPI_Type_free(&inner);
     add("dup", t, 2);
+    MPI_Type_vector(12, 4, 7, MPI_INT, &inner);               /* 48 ints, extent 12 x 7 ints */
+    MPI_Type_create_resized(inner, 0, 12 * 7 * sizeof(int), &t);
+    MPI_Type_free(&inner);
+    add("vector_run", t, 2);
+    MPI_Aint desc[24];                                         /* 24 x 4 ints, descending */
+    for (int i = 0; i < 24; i++)
+        desc[i] = (MPI_Aint)(23 - i) * 7 * sizeof(int);
+    MPI_Type_create_hindexed_block(24, 4, desc, MPI_INT, &t);
+    add("descending", t, 1);
     MPI_Datatype idx;                                          /* vector of 3 x indexed(8 ints) */
     int nbl[2] = {3, 5}, ndp[2] = {5, 0};
     MPI_Type_indexed(2, nbl, ndp, MPI_INT, &idx);
