@@ -12,6 +12,9 @@
 #        pid, IPC, mount and network namespaces; UCX over TCP between them);
 #        remora-nodes2 = through remora-run with isolated simulated nodes of 2
 #        ranks (shared memory inside a node, UCX over TCP between nodes).
+#        In the three Remora modes scripts/mpirun --remora fails the test (exit
+#        65) unless Remora's engine started in every rank (each leaves a mark
+#        in REMORA_SERVED_DIR): no such test can pass over the host alone.
 # With SOURCES the executable is built once per flavour (name as target).
 # Every test's limit is REMORA_TEST_TIMEOUT seconds unless it asks for more.
 # The limit catches hangs; it is not a speed test.  The machines that run the

@@ -6,12 +6,34 @@
 #include "runtime/log.h"
 #include "transport/transport.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 struct remora_core remora_core = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .dt_cache = {.lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* REMORA_SERVED_DIR (scripts/mpirun --remora sets it): <dir>/rank<N> says
+ * that Remora's engine started in world rank N, so that a test run through
+ * remora-run fails when the host MPI alone ran it. */
+static void mark_served(void)
+{
+    const char *dir = getenv("REMORA_SERVED_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank%d", dir, remora_ctx.world_rank);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        remora_log(REMORA_LOG_WARN, "REMORA_SERVED_DIR: cannot create %s", path);
+    else
+        close(fd);
+}
 
 void remora_engine_init(void)
 {
@@ -23,6 +45,7 @@ void remora_engine_init(void)
         remora_core.initialized = 1;
         remora_log(REMORA_LOG_INFO, "Remora active: %d processes, thread level %d", remora_ctx.world_size,
                    remora_ctx.thread_level);
+        mark_served();
     }
     pthread_mutex_unlock(&init_lock);
 }
