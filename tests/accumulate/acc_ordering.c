@@ -5,10 +5,13 @@
  * in between.  Here every rank issues sequences of accumulates of different
  * operations (REPLACE, SUM, PROD, MAX, NO_OP reads) to locations of rank+1
  * that only it touches (so they are not concurrent with anyone's: the
- * same_op_no_op rule is kept) and checks what each read returned and the final
- * values; with a weaker ordering it flushes where the ordering no longer
- * promises anything.  Meanwhile all ranks increment one counter at rank 0
- * with SUM only, which is legal under accumulate_ops=same_op too.
+ * same_op_no_op rule is kept) and checks what each read returned; with a
+ * weaker ordering it flushes where the ordering no longer promises anything.
+ * Under accumulate_ops=same_op a location sees one operation only: SUMs (and
+ * reads by a SUM of zero).  At the end every target checks its own memory
+ * against the final values its one origin computed.  Meanwhile all ranks
+ * increment one counter at rank 0 with SUM only, which is legal under
+ * accumulate_ops=same_op too.
  *
  * Each variant is one window created with info keys: accumulate_ordering
  * (default, none, waw, rar,raw,war,waw), accumulate_ops (same_op,
@@ -54,6 +57,10 @@ typedef struct {
   /* Origin buffers must stay untouched until the flush that completes them. */
   int64_t one, zero;
   double zeros[2 * NVEC];
+  /* What the target's words and vector hold once this origin's calls are
+   * complete: only this origin touches them. */
+  int64_t seq[NSEQ];
+  double vec_now[2 * NVEC];
 } ctx;
 
 /* Where the ordering does not cover a read after writes (or writes after a
@@ -107,27 +114,40 @@ static int64_t sum_sequence(ctx *c, int k, int64_t res[4], int64_t ops[5]) {
   return 0;  /* the checker knows the start value */
 }
 
-/* Multi-element: REPLACE through a vector, SUM contiguous over it, MAX, read. */
+/* Multi-element: REPLACE through a vector, SUM contiguous over it, MAX, read
+ * (NO_OP).  Under same_op: SUM through the vector, SUM contiguous, and a read
+ * that is a SUM of zeros.  Updates c->vec_now to what the target holds after. */
 static void vector_sequence(ctx *c, double got[2 * NVEC], double ops[3][2 * NVEC]) {
   MPI_Aint d = mtest_disp(&c->w, c->target, VEC);
+  int same = c->v->same_op;
   for (int e = 0; e < 2 * NVEC; e++) {
     ops[0][e] = mtest.rank + e + c->round;
     ops[1][e] = 0.5 * e;
     ops[2][e] = e % 3 ? 0 : 100 + e;
   }
   before_write(c, 0);
-  MTEST_MPI(MPI_Accumulate(ops[0], NVEC, MPI_DOUBLE, c->target, d, 1, c->vec, MPI_REPLACE, c->w.win));
-  if (c->v->same_op)  /* keep one op per location: the rest is checked elsewhere */
-    return;
+  MTEST_MPI(MPI_Accumulate(ops[0], NVEC, MPI_DOUBLE, c->target, d, 1, c->vec, same ? MPI_SUM : MPI_REPLACE,
+                         c->w.win));
   before_write(c, 0);
   MTEST_MPI(MPI_Accumulate(ops[1], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_SUM,
                          c->w.win));
-  before_write(c, 0);
-  MTEST_MPI(MPI_Accumulate(ops[2], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_MAX,
-                         c->w.win));
+  if (!same) {
+    before_write(c, 0);
+    MTEST_MPI(MPI_Accumulate(ops[2], 2 * NVEC, MPI_DOUBLE, c->target, d, 2 * NVEC, MPI_DOUBLE, MPI_MAX,
+                           c->w.win));
+  }
   before_read(c);
   MTEST_MPI(MPI_Get_accumulate(c->zeros, 2 * NVEC, MPI_DOUBLE, got, 2 * NVEC, MPI_DOUBLE, c->target, d,
-                             2 * NVEC, MPI_DOUBLE, MPI_NO_OP, c->w.win));
+                             2 * NVEC, MPI_DOUBLE, same ? MPI_SUM : MPI_NO_OP, c->w.win));
+  for (int e = 0; e < 2 * NVEC; e++) {
+    double x = c->vec_now[e];
+    if (e % 2 == 0)
+      x = same ? x + ops[0][e / 2] : ops[0][e / 2];
+    x += ops[1][e];
+    if (!same && ops[2][e] > x)
+      x = ops[2][e];
+    c->vec_now[e] = x;
+  }
 }
 
 static void check_mixed(const ctx *c, int k, const int64_t res[4], const int64_t ops[5]) {
@@ -152,16 +172,33 @@ static void check_sums(const ctx *c, int k, const int64_t res[4], const int64_t 
   }
 }
 
-static void check_vector(const ctx *c, const double got[2 * NVEC], double ops[3][2 * NVEC]) {
-  if (c->v->same_op)
-    return;
-  /* The vector REPLACE set the even elements; the odd ones keep what earlier
-   * rounds left, so only the even ones have a value known here. */
-  for (int e = 0; e < 2 * NVEC; e += 2) {
-    double x = ops[0][e / 2] + ops[1][e];
-    if (ops[2][e] > x)
-      x = ops[2][e];
-    MTEST_CHECK(got[e] == x, "%s vector element %d: read %g, expected %g", c->v->name, e, got[e], x);
+/* Every element, the odd ones too (they carry what earlier rounds left). */
+static void check_vector(const ctx *c, const double got[2 * NVEC]) {
+  for (int e = 0; e < 2 * NVEC; e++)
+    MTEST_CHECK(got[e] == c->vec_now[e], "%s vector element %d (round %d): read %g, expected %g", c->v->name,
+              e, c->round, got[e], c->vec_now[e]);
+}
+
+/* After every origin's calls completed: my words and vector hold what my one
+ * origin (rank - 1) computed they must. */
+static void check_target_memory(const ctx *c) {
+  struct { int64_t seq[NSEQ]; double vec[2 * NVEC]; } mine, theirs;
+  memcpy(mine.seq, c->seq, sizeof mine.seq);
+  memcpy(mine.vec, c->vec_now, sizeof mine.vec);
+  int prev = (mtest.rank + mtest.size - 1) % mtest.size;
+  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, c->target, 0, &theirs, sizeof theirs, MPI_BYTE, prev, 0,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int k = 0; k < NSEQ; k++) {
+    int64_t v;
+    memcpy(&v, c->w.base + SEQ + (size_t)k * 8, 8);
+    MTEST_CHECK(v == theirs.seq[k], "%s: my word %d holds %lld at the end, rank %d's calls leave %lld",
+              c->v->name, k, (long long)v, prev, (long long)theirs.seq[k]);
+  }
+  for (int e = 0; e < 2 * NVEC; e++) {
+    double x;
+    memcpy(&x, c->w.base + VEC + (size_t)e * 8, 8);
+    MTEST_CHECK(x == theirs.vec[e], "%s: my vector element %d holds %g at the end, rank %d's calls leave %g",
+              c->v->name, e, x, prev, theirs.vec[e]);
   }
 }
 
@@ -187,7 +224,7 @@ static void run_variant(const variant *v, mtest_win_kind kind, int rounds) {
       if (v->same_op)
         sum_sequence(&c, k, res[k], ops[k]);
       else
-        mixed_sequence(&c, k, res[k], ops[k]);
+        c.seq[k] = mixed_sequence(&c, k, res[k], ops[k]);
     }
     vector_sequence(&c, got, vops);
     MTEST_MPI(MPI_Win_flush_all(c.w.win));
@@ -196,15 +233,18 @@ static void run_variant(const variant *v, mtest_win_kind kind, int rounds) {
         check_sums(&c, k, res[k], ops[k], sums_before[k]);
         for (int j = 0; j < 5; j++)
           sums_before[k] += ops[k][j];
+        c.seq[k] = sums_before[k];
       } else {
         check_mixed(&c, k, res[k], ops[k]);
       }
     }
-    check_vector(&c, got, vops);
+    check_vector(&c, got);
   }
   MTEST_MPI(MPI_Win_flush_all(c.w.win));
   MPI_Barrier(MPI_COMM_WORLD);
   MTEST_MPI(MPI_Win_sync(c.w.win));
+  if (rounds > 0)
+    check_target_memory(&c);
   if (mtest.rank == 0) {
     int64_t counter;
     memcpy(&counter, c.w.base + COUNTER, 8);
