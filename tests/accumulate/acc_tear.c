@@ -11,6 +11,15 @@
  * atomic, inside the words the multi-element calls update) and must end
  * exactly right: no element-wise update is lost.
  *
+ * A 1-byte element cannot tear: any byte read is some writer's pattern, so
+ * the uint8 REPLACE row can never fail.  What can go wrong for 1-byte elements
+ * is an update of a byte done as a read-modify-write of a wider word, which
+ * puts back a neighbour's old value over a concurrent update of it (UCX has
+ * no atomics below 4 bytes).  So the uint8 row's SUM buffer holds bytes, not
+ * int64 counts: neighbouring bytes are summed concurrently by different
+ * writers (whole rows, every other byte, single bytes), and a lost update
+ * shows in the final count (mod 256).
+ *
  *   acc_tear [--threads T] [--iters N] [--win all|allocate,create,alloc_mem,dynamic] */
 #include "mtest.h"
 
@@ -81,7 +90,7 @@ TEAR_TYPES(TEAR_FUNCS)
 typedef struct {
   const char *name;
   MPI_Datatype dt;
-  size_t size;
+  size_t size;        /* 1: the SUM buffer holds bytes (see above), else int64 counts */
   void (*make)(int w, void *out);
   int (*who)(const void *p, int writers);
 } tear_type;
@@ -100,7 +109,8 @@ static size_t sum_off(int t) { return replace_off(t) + NE * MAXSIZE; }
 typedef struct {
   mtest_win w;
   int threads, iters, writers;
-  MPI_Datatype sum_vec;  /* NE/2 int64 with stride 2: the odd elements are summed twice */
+  MPI_Datatype sum_vec;   /* NE/2 int64 with stride 2: the odd elements are summed twice */
+  MPI_Datatype sum_vec8;  /* the same over bytes (the uint8 row) */
 } tear_test;
 static tear_test *T_;
 
@@ -119,8 +129,9 @@ static void worker(int thread, void *arg) {
   int me = 1 + mtest.rank * t->threads + thread;
   char mine[NE * MAXSIZE], got[NE * MAXSIZE];
   int64_t ones[NE];
+  uint8_t ones8[NE];
   for (int e = 0; e < NE; e++)
-    ones[e] = 1;
+    ones[e] = 1, ones8[e] = 1;
   for (int i = 0; i < t->iters; i++) {
     int target = (mtest.rank + thread + i) % mtest.size;
     for (int k = 0; k < NTYPES; k++) {
@@ -133,11 +144,14 @@ static void worker(int thread, void *arg) {
                                  mtest_disp(&t->w, target, replace_off(k)), NE, ty->dt, MPI_NO_OP,
                                  t->w.win));
       MPI_Aint sd = mtest_disp(&t->w, target, sum_off(k));
-      MTEST_MPI(MPI_Accumulate(ones, NE, MPI_INT64_T, target, sd, NE, MPI_INT64_T, MPI_SUM, t->w.win));
-      MTEST_MPI(MPI_Accumulate(ones, NE / 2, MPI_INT64_T, target, sd + 8, 1, t->sum_vec, MPI_SUM,
+      int bytes = ty->size == 1;
+      MPI_Datatype st = bytes ? MPI_UINT8_T : MPI_INT64_T;
+      MPI_Aint ss = bytes ? 1 : 8;
+      const void *one = bytes ? (const void *)ones8 : (const void *)ones;
+      MTEST_MPI(MPI_Accumulate(one, NE, st, target, sd, NE, st, MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Accumulate(one, NE / 2, st, target, sd + ss, 1, bytes ? t->sum_vec8 : t->sum_vec, MPI_SUM,
                              t->w.win));
-      MTEST_MPI(MPI_Accumulate(ones, 1, MPI_INT64_T, target, sd + 8 * one_element(me, i), 1, MPI_INT64_T,
-                             MPI_SUM, t->w.win));
+      MTEST_MPI(MPI_Accumulate(one, 1, st, target, sd + ss * one_element(me, i), 1, st, MPI_SUM, t->w.win));
       MTEST_MPI(MPI_Win_flush(target, t->w.win));
       check_read(ty, got, target, thread);
     }
@@ -160,9 +174,15 @@ static void check_final(const tear_test *t) {
       int w = ty->who(t->w.base + replace_off(k) + (size_t)e * ty->size, t->writers);
       MTEST_CHECK(w >= 0, "final %s element %d is torn", ty->name, e);
       MTEST_CHECK(w > 0 || rounds == 0, "final %s element %d never written", ty->name, e);
-      int64_t v;
-      memcpy(&v, t->w.base + sum_off(k) + (size_t)e * 8, 8);
-      MTEST_EQ(v, rounds * (e % 2 ? 2 : 1) + alone[e], "SUM count of an element");
+      int64_t want = rounds * (e % 2 ? 2 : 1) + alone[e], v;
+      if (ty->size == 1) {
+        v = (uint8_t)t->w.base[sum_off(k) + (size_t)e];
+        want = (uint8_t)want;
+      } else {
+        memcpy(&v, t->w.base + sum_off(k) + (size_t)e * 8, 8);
+      }
+      MTEST_CHECK(v == want, "%s SUM count of element %d: expected %lld, got %lld", ty->name, e, (long long)want,
+                (long long)v);
     }
   }
 }
@@ -194,10 +214,13 @@ int main(int argc, char **argv) {
 #undef HANDLE
   MPI_Type_vector(NE / 2, 1, 2, MPI_INT64_T, &t.sum_vec);
   MPI_Type_commit(&t.sum_vec);
+  MPI_Type_vector(NE / 2, 1, 2, MPI_UINT8_T, &t.sum_vec8);
+  MPI_Type_commit(&t.sum_vec8);
   mtest_win_kind kinds[MTEST_NKINDS];
   int nk = mtest_win_kinds(argc, argv, kinds);
   for (int i = 0; i < nk; i++)
     run(&t, kinds[i]);
   MPI_Type_free(&t.sum_vec);
+  MPI_Type_free(&t.sum_vec8);
   return mtest_finish();
 }
