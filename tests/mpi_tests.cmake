@@ -6,6 +6,7 @@
 #   tests/accumulate  accumulates and atomics, and the host MPI bugs they show
 #   tests/dynamic     dynamic windows
 #   tests/errors      erroneous calls and their error classes
+#   tests/handlers    error handler references: get, set, free, create in any order
 #
 # Plain MPI programs (harness: tests/common/mtest.h, compiled into each
 # program: MTEST_COMMON), each run over the host MPI alone (mode host: proves

@@ -21,13 +21,23 @@ int remora_err(int code, const char *fmt, ...)
     return code;
 }
 
+/* The index of a predefined handler in predef_refs, or -1. */
+static int predefined_index(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRORS_ARE_FATAL)
+        return 0;
+    if (eh == MPI_ERRORS_RETURN)
+        return 1;
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT)
+        return 2;
+#endif
+    return -1;
+}
+
 static int is_predefined(MPI_Errhandler eh)
 {
-    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN
-#ifdef MPI_ERRORS_ABORT
-           || eh == MPI_ERRORS_ABORT
-#endif
-        ;
+    return predefined_index(eh) >= 0;
 }
 
 int remora_errhandler_create(MPI_Win_errhandler_function *fn, int fortran, MPI_Errhandler *eh)
@@ -114,25 +124,39 @@ void remora_errh_release(struct remora_errh *h)
 
 int remora_errh_handle_for_user(const struct remora_errh *h, MPI_Errhandler *eh)
 {
-    if (!is_predefined(h->handle)) {
-        pthread_mutex_lock(&remora_core.lock);
+    int p = predefined_index(h->handle);
+    pthread_mutex_lock(&remora_core.lock);
+    if (p >= 0) {
+        remora_core.errhandlers.predef_refs[p]++;
+    } else {
         struct remora_errhandler_entry *e = entry_of(h->handle);
         if (e)
             e->refs++;
-        pthread_mutex_unlock(&remora_core.lock);
     }
+    pthread_mutex_unlock(&remora_core.lock);
     *eh = h->handle;
     return MPI_SUCCESS;
 }
 
 int remora_errhandler_free(MPI_Errhandler *eh)
 {
+    int p = predefined_index(*eh), found = 0;
     pthread_mutex_lock(&remora_core.lock);
-    struct remora_errhandler_entry *e = entry_of(*eh);
-    if (e)
-        unref(e);
+    if (p >= 0) {
+        long *refs = &remora_core.errhandlers.predef_refs[p];
+        if (*refs > 0) {
+            --*refs;
+            found = 1;
+        }
+    } else {
+        struct remora_errhandler_entry *e = entry_of(*eh);
+        if (e) {
+            unref(e);
+            found = 1;
+        }
+    }
     pthread_mutex_unlock(&remora_core.lock);
-    if (!e)
+    if (!found)
         return -1;
     *eh = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
@@ -143,6 +167,8 @@ void remora_errhandler_table_destroy(struct remora_errhandler_table *t)
     free(t->v);
     t->v = NULL;
     t->n = t->cap = 0;
+    for (int i = 0; i < REMORA_NPREDEF_ERRH; i++)
+        t->predef_refs[i] = 0;
 }
 
 static const char *class_name(int code, char buf[MPI_MAX_ERROR_STRING])
@@ -169,7 +195,8 @@ int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_n
         MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
         PMPI_Comm_get_errhandler(comm, &eh);
         int fatal = eh == MPI_ERRORS_ARE_FATAL;
-        if (eh != MPI_ERRHANDLER_NULL && !is_predefined(eh))
+        /* the host's reference, predefined handlers included (the host counts those too) */
+        if (eh != MPI_ERRHANDLER_NULL)
             REMORA_HOST(MPI_Errhandler_free)(&eh);
         if (fatal)
             remora_fatal("%s: %s: %s", fn_name, name, detail);
