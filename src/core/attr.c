@@ -154,7 +154,7 @@ int remora_attr_get(struct remora_win *w, int keyval, void *value, int *flag)
     void **out = value;
     *flag = 1;
     if (keyval == MPI_WIN_BASE) {
-        *out = w->base;
+        *out = remora_win_user_base(w);
     } else if (keyval == MPI_WIN_SIZE) {
         w->attr_size = w->size;
         *out = &w->attr_size;

@@ -435,6 +435,29 @@ int remora_win_free(struct remora_win *w, int *released)
     return rc;
 }
 
+/* Does a rank with `size` bytes in w show the user a NULL base (its base
+ * pointer from MPI_Win_allocate_shared, MPI_WIN_BASE, MPI_Win_shared_query)?
+ * A rank without memory in a window of MPI_Win_allocate_shared does where
+ * the host's own one-sided component does (checked on both): MPICH 4.0.2
+ * always; Open MPI 4.1.4's osc/sm when the memory is noncontiguous
+ * (alloc_shared_noncontig), and in a contiguous window it gives the address
+ * where the rank's memory would start, as Remora does. */
+static int base_hidden(const struct remora_win *w, MPI_Aint size)
+{
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED || size != 0)
+        return 0;
+#if defined(OPEN_MPI)
+    return w->shared_noncontig;
+#else
+    return 1;
+#endif
+}
+
+void *remora_win_user_base(const struct remora_win *w)
+{
+    return base_hidden(w, w->size) ? NULL : w->base;
+}
+
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base)
 {
     /* MPI-4.0: windows of MPI_Win_allocate_shared, MPI_Win_allocate and
@@ -470,7 +493,7 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     const struct remora_peer *p = &r->peer;
     *size = shared || p->base ? (MPI_Aint)p->size : 0;
     *disp_unit = (int)p->disp_unit;
-    *base = p->base;
+    *base = base_hidden(w, (MPI_Aint)p->size) ? NULL : p->base;
     if (p->base && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
         atomic_store_explicit(&w->peers_handed_out, 1, memory_order_relaxed);
     return MPI_SUCCESS;

@@ -289,6 +289,9 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
  * raised), or an error with *released: then it was raised on the window first. */
 int remora_win_free(struct remora_win *w, int *released);
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base);
+/* The base of my memory the user sees (the base pointer of MPI_Win_allocate*,
+ * MPI_WIN_BASE): w->base, or NULL where the host gives NULL for no memory. */
+void *remora_win_user_base(const struct remora_win *w);
 int remora_check_target(const struct remora_win *w, int target);
 /* Unmaps and deregisters a window's memory (MPI_Finalize with the window alive). */
 void remora_win_release_memory(struct remora_win *w);

@@ -12,7 +12,7 @@ static int create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI_I
     if (rc != MPI_SUCCESS)
         return remora_raise(0, rc == MPI_ERR_COMM ? MPI_COMM_NULL : comm, rc, fn, 0);
     if (baseptr)
-        *(void **)baseptr = w->base;
+        *(void **)baseptr = remora_win_user_base(w);
     *win = w->handle = remora_win_handle(w);
     return MPI_SUCCESS;
 }
