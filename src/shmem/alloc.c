@@ -86,12 +86,21 @@ static int release(uint64_t off, uint64_t len)
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
+/* The first offset >= off whose address is aligned (the alignment is that of
+ * the address, which the program sees; allocate() made sure that every PE's
+ * base is the same modulo the alignment, so the offset is the same on all). */
+static uint64_t align_off(uint64_t off, uint64_t a)
+{
+    uint64_t base = remora_shmem.heap.base;
+    return align_up(base + off, a) - base;
+}
+
 /* First fit; UINT64_MAX when nothing fits. */
 static uint64_t carve(uint64_t size, uint64_t alignment)
 {
     for (int i = 0; i < A.free.n; i++) {
         struct span s = A.free.v[i];
-        uint64_t at = align_up(s.off, alignment);
+        uint64_t at = align_off(s.off, alignment);
         if (at + size > s.off + s.len)
             continue;
         spans_remove(&A.free, i);
@@ -117,29 +126,40 @@ static void sync_with_committed(void)
     }
 }
 
-/* Collective: every PE passed the same (size, alignment); aborts otherwise. */
-static void check_same(const char *routine, uint64_t size, uint64_t alignment)
+/* Collective: every PE passed the same (size, alignment); aborts otherwise.
+ * Returns whether every PE's heap base is the same modulo the alignment (a
+ * power of two), which an aligned symmetric offset needs. */
+static int check_same(const char *routine, uint64_t size, uint64_t alignment)
 {
-    uint64_t mine[4] = {size, alignment, ~size, ~alignment}, all[4];
-    PMPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, remora_shmem.comm);
+    uint64_t rem = alignment && !(alignment & (alignment - 1)) ? remora_shmem.heap.base & (alignment - 1) : 0;
+    uint64_t mine[6] = {size, alignment, ~size, ~alignment, rem, ~rem}, all[6];
+    PMPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, remora_shmem.comm);
     if (all[0] != size || all[1] != alignment || ~all[2] != size || ~all[3] != alignment)
         remora_shmem_abort(routine, "the PEs asked for different sizes or alignments (this PE: %llu bytes, "
                            "alignment %llu); every PE must make the same call", (unsigned long long)size,
                            (unsigned long long)alignment);
+    return all[4] == ~all[5];
 }
 
 static void *allocate(const char *routine, size_t size, size_t alignment)
 {
     remora_shmem_check_init(routine);
-    check_same(routine, size, alignment);
+    int symmetric = check_same(routine, size, alignment);
     if (size == 0)
         return NULL;
+    if (!symmetric) { /* alike on every PE: the check is collective */
+        remora_log(REMORA_LOG_ERROR, "%s: alignment %zu cannot be had: the PEs' heaps start at addresses that "
+                   "differ modulo it (alignments up to %zu always can)", routine, alignment,
+                   (size_t)REMORA_SHMEM_BASE_ALIGN);
+        PMPI_Barrier(remora_shmem.comm);
+        return NULL;
+    }
     if (alignment < MIN_ALIGN)
         alignment = MIN_ALIGN;
     sync_with_committed();
     uint64_t off = carve(size, alignment);
     if (off == UINT64_MAX) {
-        size_t want = (size_t)(align_up(A.end, alignment) + size);
+        size_t want = (size_t)(align_off(A.end, alignment) + size);
         if (remora_shmem_heap_grow(want) != 0) {
             remora_log(REMORA_LOG_ERROR, "%s: %zu bytes cannot be had from the symmetric heap", routine, size);
             PMPI_Barrier(remora_shmem.comm);

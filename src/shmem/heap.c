@@ -67,6 +67,24 @@ static void *reserve(void *at, size_t len)
     return p;
 }
 
+/* len bytes of address space starting at a multiple of `align` (a power of
+ * two): more is reserved and the ends given back.  The heap's base is
+ * aligned so that an offset aligned to anything up to REMORA_SHMEM_BASE_ALIGN
+ * is an aligned address on every PE, whether or not the PEs have their
+ * heaps at one address (shmem_align, alloc.c). */
+static void *reserve_aligned(size_t len, size_t align)
+{
+    char *p = reserve(NULL, len + align);
+    if (!p)
+        return reserve(NULL, len); /* no room for the slack: alloc.c checks what it gets */
+    uintptr_t at = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+    if (at > (uintptr_t)p)
+        munmap(p, at - (uintptr_t)p);
+    if ((uintptr_t)p + len + align > at + len)
+        munmap((void *)(at + len), (uintptr_t)p + len + align - (at + len));
+    return (void *)at;
+}
+
 /* The heap's own range, at PE 0's address when every PE can have it. */
 static int reserve_heap(size_t len)
 {
@@ -74,7 +92,7 @@ static int reserve_heap(size_t len)
     void *p = NULL;
     uint64_t at = 0;
     if (remora_shmem.my_pe == 0) {
-        p = reserve(NULL, len);
+        p = reserve_aligned(len, REMORA_SHMEM_BASE_ALIGN);
         at = (uint64_t)(uintptr_t)p;
     }
     PMPI_Bcast(&at, 1, MPI_UINT64_T, 0, remora_shmem.comm);
@@ -82,7 +100,7 @@ static int reserve_heap(size_t len)
         p = reserve((void *)(uintptr_t)at, len);
     h->same_address = remora_boot_agree(remora_shmem.comm, p != NULL);
     if (!p)
-        p = reserve(NULL, len);
+        p = reserve_aligned(len, REMORA_SHMEM_BASE_ALIGN);
     h->base = (uintptr_t)p;
     h->reserved = len;
     return remora_boot_agree(remora_shmem.comm, p != NULL) ? 0 : -1;
@@ -124,7 +142,7 @@ static int map_views(void)
             remora_shmem.view[pe] = (char *)h->base;
         } else if (on_node) {
             int fd = remora_fetch_peer_fd(all[pe].pid, all[pe].fd);
-            void *at = fd >= 0 ? reserve(NULL, h->reserved) : NULL;
+            void *at = fd >= 0 ? reserve_aligned(h->reserved, REMORA_SHMEM_BASE_ALIGN) : NULL;
             if (at && map_fd_at((uintptr_t)at, fd, 0, committed) == 0) {
                 h->peer_fd[pe] = fd;
                 remora_shmem.view[pe] = at;

@@ -15,6 +15,12 @@
 #define REMORA_SHMEM_COLL_SLOT_BYTES (REMORA_SHMEM_COLL_ROUNDS * 64 + 2 * REMORA_SHMEM_COLL_AREA)
 #define REMORA_SHMEM_HEAP_FIRST (REMORA_SHMEM_DOORBELL_BYTES + REMORA_SHMEM_COLL_SLOTS * REMORA_SHMEM_COLL_SLOT_BYTES)
 
+/* The alignment of every PE's heap base (and of the views of the node's
+ * heaps): shmem_align up to this alignment is aligned on every PE whatever
+ * the bases; beyond it only where the bases agree modulo the alignment (they
+ * do when every PE has its heap at one address, the usual case). */
+#define REMORA_SHMEM_BASE_ALIGN ((size_t)1 << 30)
+
 /* Collective (shmem_init): reserve, commit the first extent, map the node's
  * heaps.  0, or -1 with a message (alike everywhere). */
 int remora_shmem_heap_init(void);
