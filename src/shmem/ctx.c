@@ -20,34 +20,51 @@ void remora_shmem_quiet_all(void)
 }
 
 /* ---- ordering --------------------------------------------------------------------- */
+/* Stores through shmem_ptr, or by another thread into this PE's heap, ring
+ * no doorbell; the quiet that a program puts after them does (wait.c): every
+ * PE of the node is rung, which costs a load per PE when nobody sleeps.  The
+ * memory fence before (in quiet_all) orders the stores before the loads of
+ * the doorbells' sleeper counts (the doorbell protocol, runtime/doorbell.h). */
+static void quiet_ring(void)
+{
+    remora_shmem_quiet_all();
+    for (int i = 0; i < remora_shmem.nlocal; i++)
+        remora_shmem_ring(remora_shmem.local_pe[i]);
+}
+
 /* Puts to a mapped view are stores, ordered by the fence; what went through the
  * network is ordered by completing it (the transport offers no cheaper fence). */
-static void fence(void) { remora_shmem_quiet_all(); }
+static void fence(void) { quiet_ring(); }
 
-void pshmem_quiet(void) { remora_shmem_quiet_all(); }
+void pshmem_quiet(void) { quiet_ring(); }
 REMORA_SHMEM_ALIAS(shmem_quiet);
+/* SHMEM_CTX_INVALID: "no operation is performed" (OpenSHMEM 1.5 and later:
+ * shmem_ctx_quiet, shmem_ctx_fence, shmem_ctx_pe_quiet, shmem_ctx_destroy,
+ * and shmem_ctx_get_team returns nonzero). */
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    remora_shmem_ctx_of("shmem_ctx_quiet", ctx);
-    remora_shmem_quiet_all();
+    if (ctx != SHMEM_CTX_INVALID)
+        quiet_ring();
 }
 REMORA_SHMEM_ALIAS(shmem_ctx_quiet);
 void pshmem_fence(void) { fence(); }
 REMORA_SHMEM_ALIAS(shmem_fence);
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    remora_shmem_ctx_of("shmem_ctx_fence", ctx);
-    fence();
+    if (ctx != SHMEM_CTX_INVALID)
+        fence();
 }
 REMORA_SHMEM_ALIAS(shmem_ctx_fence);
 
 /* Completion toward some PEs: what is outstanding is completed for all (a superset). */
 void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     const struct remora_shmem_ctx *c = remora_shmem_ctx_of("shmem_ctx_pe_quiet", ctx);
     for (size_t i = 0; i < npes; i++)
         remora_shmem_world_pe("shmem_ctx_pe_quiet", c, target_pes[i]);
-    remora_shmem_quiet_all();
+    quiet_ring();
 }
 REMORA_SHMEM_ALIAS(shmem_ctx_pe_quiet);
 void pshmem_pe_quiet(const int *target_pes, size_t npes) { pshmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes); }
@@ -112,17 +129,17 @@ int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 REMORA_SHMEM_ALIAS(shmem_ctx_get_team);
 
 /* Sessions are hints that a burst of operations follows; every operation here
- * is already issued at once, so there is nothing to batch. */
+ * is already issued at once, so there is nothing to batch.  A session on
+ * SHMEM_CTX_INVALID does nothing (as quiet and fence on it). */
 void pshmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t *config, long config_mask)
 {
-    remora_shmem_ctx_of("shmem_ctx_session_start", ctx);
-    (void)options, (void)config, (void)config_mask;
+    (void)ctx, (void)options, (void)config, (void)config_mask;
 }
 REMORA_SHMEM_ALIAS(shmem_ctx_session_start);
 
 void pshmem_ctx_session_stop(shmem_ctx_t ctx)
 {
-    remora_shmem_ctx_of("shmem_ctx_session_stop", ctx);
-    remora_shmem_quiet_all(); /* the end of a session completes it */
+    if (ctx != SHMEM_CTX_INVALID)
+        quiet_ring(); /* the end of a session completes it */
 }
 REMORA_SHMEM_ALIAS(shmem_ctx_session_stop);

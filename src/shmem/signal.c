@@ -30,7 +30,16 @@ void remora_shmem_put_signal(const char *routine, const struct remora_shmem_ctx 
     remora_shmem_amo(routine, &remora_shmem_ctx_default, sig_addr, sizeof *sig_addr, op, signal, 0, pe, 0);
 }
 
-uint64_t pshmem_signal_fetch(const uint64_t *sig_addr) { return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE); }
+/* A fetch first lets the network carry out what is due (a polling loop must
+ * see signals, its own PE's included, without another call). */
+uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
+{
+    if (remora_shmem.use_net) { /* what this thread gathered leaves (wait.c's test_progress) */
+        remora_serve();
+        remora_progress();
+    }
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
 REMORA_SHMEM_ALIAS(shmem_signal_fetch);
 
 uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
