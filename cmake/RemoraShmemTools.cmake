@@ -12,6 +12,14 @@
 # Included after src/ (the libraries) and the test set-up; it also adds the
 # OpenSHMEM benchmark (bench/shmem), which uses the tools.
 set(REMORA_SHMEM_TOOLS_STAGE ${PROJECT_BINARY_DIR}/shmem-tools) # the installed versions
+
+# <pshmem.h> and <pshmemx.h>, the profiling interface's headers, next to
+# shmem.h (the wrappers put that directory first, so Remora's win over the
+# pshmem.h and pshmemx.h of Open MPI's OSHMEM in its include directory)
+foreach(h pshmem.h pshmemx.h)
+  configure_file(${PROJECT_SOURCE_DIR}/src/shmem/gen/${h} ${PROJECT_BINARY_DIR}/include/${h} COPYONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/include/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
 set(REMORA_SHMEM_TOOLS_LIBEXEC ${CMAKE_INSTALL_LIBEXECDIR}/remora) # scripts/mpirun and its simnode
 set(REMORA_SHMEM_WRAPPER_openmpi_C mpicc.openmpi)
 set(REMORA_SHMEM_WRAPPER_openmpi_CXX mpicxx.openmpi)

@@ -96,4 +96,9 @@ def generics():
         out.append(Generic("atomic_" + op, 3, 0, types))
         if OPS[op][0] == "value":
             out.append(Generic("atomic_%s_nbi" % op, 4, 1, types))
+    # the deprecated generic names (shmem_fadd(dest, value, pe) ...): no
+    # context form; each calls the 1.4 routine of the type
+    for old, new in DEPRECATED.items():
+        types = distinct(AMO_EXTENDED if new in EXTENDED else AMO_STANDARD)
+        out.append(Generic(old, 1 + len(OPS[new][1]) + 1, 0, types, ctx=False, target="atomic_" + new))
     return out

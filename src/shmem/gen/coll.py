@@ -5,7 +5,7 @@ routines old programs call (shmem_barrier, shmem_sync, broadcast32/64,
 collect32/64, fcollect32/64, alltoall32/64, alltoalls32/64 and the
 TYPE_OP_to_all reductions of OpenSHMEM 1.4).  The untyped team routines are
 in coll.c; the routines here call its helpers (shmem/coll.h)."""
-from fn import Fn, Generic, distinct
+from fn import Fn, Generic, Overload, distinct
 from types_table import RMA, pick
 
 COMPLEX = [("complexd", "double _Complex", 1), ("complexf", "float _Complex", 1)]
@@ -147,4 +147,6 @@ def generics():
     out.append(Generic("alltoalls", 6, 1, distinct(RMA), ctx=False))
     out += [Generic("%s_reduce" % op, 4, 1, distinct(table), ctx=False) for op, table in TEAM_OPS]
     out += [Generic("sum_%s" % scan, 4, 1, distinct(ARITH), ctx=False) for scan in ("inscan", "exscan")]
+    # shmem_sync(team) (1.5 and later) and the deprecated active-set shmem_sync
+    out.append(Overload("sync", {1: "shmem_team_sync", 4: "shmem_sync"}))
     return out

@@ -41,12 +41,15 @@ class Generic:
 #define REMORA_SHMEM_ARG0(a, ...) a
 #define REMORA_SHMEM_ARG1(a, b, ...) b"""
 
-    def __init__(self, name, nargs, arg, types, ctx=True):
+    def __init__(self, name, nargs, arg, types, ctx=True, target=None):
+        """target: the typed routines' name when it is not `name` (the
+        deprecated generic shmem_fadd calls shmem_TYPE_atomic_fetch_add)."""
         self.name, self.nargs, self.arg, self.types, self.ctx = name, nargs, arg, types, ctx
+        self.target = target or name
 
     def _select(self, prefix, shift):
         params = ["a%d" % i for i in range(self.nargs + shift)]
-        assoc = ", ".join("%s: shmem_%s%s_%s" % (c, prefix, t, self.name) for t, c in self.types)
+        assoc = ", ".join("%s: shmem_%s%s_%s" % (c, prefix, t, self.target) for t, c in self.types)
         return "#define remora_shmem_g_%s_%d(%s) _Generic(*(a%d), %s)(%s)" % (
             self.name, self.nargs + shift, ", ".join(params), self.arg + shift, assoc, ", ".join(params))
 
@@ -75,3 +78,22 @@ def distinct(table):
         if basic not in seen or c == basic:
             seen[basic] = n
     return [(n, basic) for basic, n in seen.items()]
+
+
+class Overload:
+    """shmem_<name>(...) that is a different routine for each argument count
+    (forms: {count: the routine}), for a name that the spec overloads on its
+    arguments: shmem_sync(team) is shmem_team_sync, shmem_sync(PE_start,
+    logPE_stride, PE_size, pSync) the deprecated function of that name."""
+
+    def __init__(self, name, forms):
+        self.name, self.forms = name, forms
+
+    def text(self):
+        lines = []
+        for n, routine in sorted(self.forms.items()):
+            params = ", ".join("a%d" % i for i in range(n))
+            lines.append("#define remora_shmem_g_%s_%d(%s) (%s)(%s)" % (self.name, n, params, routine, params))
+        lines.append("#define shmem_%s(...) REMORA_SHMEM_CAT(remora_shmem_g_%s_, REMORA_SHMEM_NARG(__VA_ARGS__))"
+                     "(__VA_ARGS__)" % (self.name, self.name))
+        return "\n".join(lines)

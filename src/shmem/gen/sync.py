@@ -2,7 +2,7 @@
 _some and _vector forms; the deprecated shmem_TYPE_wait and the old short
 variants."""
 from fn import Fn, Generic, distinct
-from types_table import SYNC, pick
+from types_table import SYNC, SYNC_DEPRECATED, pick
 
 # form: (return type, parameters after ivars, kind, vector)
 FORMS = {
@@ -46,7 +46,7 @@ def many(n, c, signed, test, form):
 
 def functions():
     fns = []
-    for n, c, signed in SYNC:
+    for n, c, signed in SYNC + SYNC_DEPRECATED:
         for test in (0, 1):
             fns.append(one(n, c, signed, test))
             for form in FORMS:
@@ -57,14 +57,14 @@ def functions():
         fns.append(Fn("%s_wait" % n, "void", ["%s *ivar" % c, "%s cmp_value" % c],
                       "remora_shmem_wait_until({routine}, ivar, sizeof(%s), %d, SHMEM_CMP_NE, &cmp_value);"
                       % (c, signed)))
-    short = pick("short")[0]
-    fns.append(one(short[0], short[1], short[2], 0))
     return fns
 
 
 def generics():
-    types = distinct(SYNC)
-    out = [Generic("wait_until", 3, 0, types, ctx=False), Generic("test", 3, 0, types, ctx=False)]
+    types = distinct(SYNC + SYNC_DEPRECATED)
+    out = [Generic("wait_until", 3, 0, types, ctx=False), Generic("test", 3, 0, types, ctx=False),
+           # deprecated: shmem_wait(ivar, value), the generic of shmem_TYPE_wait
+           Generic("wait", 2, 0, distinct(pick("short", "int", "long", "longlong")), ctx=False)]
     for form in FORMS:
         if form:
             kind, vector = FORMS[form]

@@ -21,6 +21,9 @@ AMO_STANDARD = pick("int", "long", "longlong", "uint", "ulong", "ulonglong", "in
 AMO_EXTENDED = pick("float", "double") + AMO_STANDARD
 AMO_BITWISE = pick("uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64")
 SYNC = AMO_STANDARD
+# the synchronization table's deprecated types (still in the spec's table and
+# its generic interfaces)
+SYNC_DEPRECATED = pick("short", "ushort")
 
 # bulk sizes of the sized routines (putSIZE, getSIZE, ...): bits
 SIZES = [8, 16, 32, 64, 128]
