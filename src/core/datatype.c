@@ -67,9 +67,29 @@ static int named_insert(MPI_Datatype type, struct remora_dt *dt)
 }
 
 /* Decode and cache; caller holds dt_lock. */
+/* Whether a derived type was committed.  The hosts keep that to themselves,
+ * but their MPI_Pack of no element refuses an uncommitted type (MPI_ERR_TYPE,
+ * both hosts), on a communicator of Remora's own that returns errors.  Asked
+ * at a type's first use only: a committed type stays committed, and layouts
+ * are cached for committed types alone.  c->lock held. */
+static int committed(struct remora_dt_cache *c, MPI_Datatype type)
+{
+    if (!c->probe_made) {
+        if (PMPI_Comm_dup(MPI_COMM_SELF, &c->probe) != MPI_SUCCESS)
+            return 1; /* no way to ask: the type as the program gives it */
+        PMPI_Comm_set_errhandler(c->probe, MPI_ERRORS_RETURN);
+        c->probe_made = 1;
+    }
+    char b = 0;
+    int pos = 0;
+    return PMPI_Pack(&b, 0, type, &b, 1, &pos, c->probe) == MPI_SUCCESS;
+}
+
 static int decode_and_cache(MPI_Datatype type, int named, const struct remora_dt **out)
 {
     struct remora_dt_cache *c = &remora_core.dt_cache;
+    if (!named && !committed(c, type))
+        return MPI_ERR_TYPE;
     struct remora_dt *dt = malloc(sizeof *dt);
     if (!dt)
         return MPI_ERR_NO_MEM;
@@ -135,6 +155,10 @@ void remora_dt_finalize(void)
     c->nnamed = c->cap_named = 0;
     for (int i = 0; i < REMORA_DT_BY_ID; i++)
         atomic_store_explicit(&c->by_id[i], NULL, memory_order_relaxed);
+    if (c->probe_made) {
+        PMPI_Comm_free(&c->probe);
+        c->probe_made = 0;
+    }
     if (atomic_load(&c->keyval_made)) {
         PMPI_Type_free_keyval(&c->keyval);
         atomic_store(&c->keyval_made, 0);

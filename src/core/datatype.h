@@ -34,7 +34,7 @@ struct remora_dt {
 };
 
 /* The layout of `type`, decoded on first use.  Thread safe.  Returns
- * MPI_SUCCESS, MPI_ERR_TYPE (MPI_DATATYPE_NULL, not a datatype, a combiner
+ * MPI_SUCCESS, MPI_ERR_TYPE (MPI_DATATYPE_NULL, not a datatype, a derived type not committed, a combiner
  * Remora cannot decode) or MPI_ERR_NO_MEM. */
 int remora_dt_get(MPI_Datatype type, const struct remora_dt **out);
 
@@ -78,6 +78,9 @@ struct remora_dt_cache {
     /* the layouts of the types in the type table, by entry id, once made:
      * predefined types are found without a host call or the lock */
     _Atomic(const struct remora_dt *) by_id[REMORA_DT_BY_ID];
+    int probe_made;
+    MPI_Comm probe;              /* Remora's own, errors returned: asks the host whether a
+                                    derived type was committed (datatype.c)         */
 };
 
 /* Before the host's MPI_Finalize: frees the caches. */

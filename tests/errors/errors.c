@@ -53,6 +53,14 @@ int main(int argc, char **argv)
     }
     EXPECT(MPI_Put(&x, -1, MPI_LONG, right, 0, -1, MPI_LONG, win), MPI_ERR_COUNT);
     EXPECT(MPI_Put(&x, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE);
+    MPI_Datatype uncommitted; /* a derived type before MPI_Type_commit */
+    MPI_Type_vector(2, 1, 2, MPI_LONG, &uncommitted);
+    EXPECT(MPI_Put(base, 2, MPI_LONG, right, 0, 1, uncommitted, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Get(base, 1, uncommitted, right, 0, 2, MPI_LONG, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Accumulate(base, 1, uncommitted, right, 0, 2, MPI_LONG, MPI_SUM, win), MPI_ERR_TYPE);
+    MPI_Type_commit(&uncommitted); /* now it is, and serves */
+    MTEST_MPI(MPI_Put(base, 2, MPI_LONG, right, 0, 1, uncommitted, win));
+    MPI_Type_free(&uncommitted);
     EXPECT_STATEFUL(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC);
