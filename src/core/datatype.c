@@ -66,7 +66,6 @@ static int named_insert(MPI_Datatype type, struct remora_dt *dt)
     return MPI_SUCCESS;
 }
 
-/* Decode and cache; caller holds dt_lock. */
 /* Whether a derived type was committed.  The hosts keep that to themselves,
  * but their MPI_Pack of no element refuses an uncommitted type (MPI_ERR_TYPE,
  * both hosts), on a communicator of Remora's own that returns errors.  Asked
@@ -85,6 +84,7 @@ static int committed(struct remora_dt_cache *c, MPI_Datatype type)
     return PMPI_Pack(&b, 0, type, &b, 1, &pos, c->probe) == MPI_SUCCESS;
 }
 
+/* Decode and cache; caller holds dt_lock. */
 static int decode_and_cache(MPI_Datatype type, int named, const struct remora_dt **out)
 {
     struct remora_dt_cache *c = &remora_core.dt_cache;

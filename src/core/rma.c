@@ -204,18 +204,16 @@ static int move_runs(struct mover *m)
     if (op->t.n != 1 || len <= 0 || !as_run(op->ot, op->ocount, op->bytes, len, &o) ||
         !as_run(op->tt, op->tcount, op->bytes, len, &t))
         return -1;
-    const struct remora_span *s = remora_target_span_at(&op->t, op->t.off + (uint64_t)t.first);
+    const struct remora_span *s = m->span = remora_target_span_at(&op->t, op->t.off + (uint64_t)t.first);
     char *local = remora_buf_at(op->origin, o.first);
     uint64_t at = op->t.off + (uint64_t)t.first - s->lo + s->at;
-    for (MPI_Aint i = 0; i < t.n;) {
-        size_t nv = 0;
-        for (; nv < IOV_BATCH && i < t.n; nv++, i++)
-            m->v[nv] = (struct remora_iov){local + i * o.stride, at + (uint64_t)(i * t.stride), (size_t)len};
-        int st = m->put ? remora_putv(s->data, m->v, nv) : remora_getv(s->data, m->v, nv);
-        if (st != REMORA_OK)
+    for (MPI_Aint i = 0; i < t.n; i++) {
+        int st;
+        if (m->nv == IOV_BATCH && (st = drain(m)) != REMORA_OK)
             return st;
+        m->v[m->nv++] = (struct remora_iov){local + i * o.stride, at + (uint64_t)(i * t.stride), (size_t)len};
     }
-    return REMORA_OK;
+    return REMORA_OK; /* the last batch: move() drains it */
 }
 
 static int move(struct rma_op *op, int put)
