@@ -14,10 +14,14 @@
 
 /* Bytes [pos, pos + len) of the target (a position: see struct remora_span),
  * whole elements, that take the elements at byte `at` of the packed origin,
- * compare and result arrays. */
+ * compare and result arrays; with count > 1, a run: count such blocks, the
+ * i-th at pos + i * stride taking the elements at at + i * len (only where
+ * the owner carries the call out: acc_owner.c). */
 struct piece {
     uint64_t pos, len;
     size_t at;
+    uint32_t count;
+    int64_t stride;
 };
 
 struct acc {

@@ -31,6 +31,40 @@ union elem {
     unsigned char b[64];
 };
 
+/* Copies of len bytes, fixed sizes inline (no call into libc per element). */
+static inline void copy_small(char *to, const char *from, size_t len)
+{
+    switch (len) {
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    case 16: memcpy(to, from, 16); break;
+    default: memcpy(to, from, len); break;
+    }
+}
+
+/* mem op= operand over count small blocks of len bytes, stride apart, that
+ * do not overlap (a run of calls on one word has stride 0: each must see the
+ * one before): the blocks gathered into an aligned buffer, reduced by one
+ * kernel call per buffer, scattered back (a kernel call per 4-byte block
+ * cost three times as much). */
+static void apply_small_blocks(remora_reduce_fn kernel, uint32_t esz, char *mem, int64_t stride, const char *operand,
+                               size_t len, uint32_t count)
+{
+    union {
+        long double align;
+        unsigned char b[4096];
+    } tmp;
+    size_t per = sizeof tmp.b / len;
+    for (size_t i = 0, k; i < count; i += k) {
+        k = count - i < per ? count - i : per;
+        for (size_t j = 0; j < k; j++)
+            copy_small((char *)tmp.b + j * len, mem + stride * (int64_t)(i + j), len);
+        kernel(tmp.b, operand + i * len, k * len / esz);
+        for (size_t j = 0; j < k; j++)
+            copy_small(mem + stride * (int64_t)(i + j), (char *)tmp.b + j * len, len);
+    }
+}
+
 /* mem op= operand over the whole elements of count pieces of len bytes
  * (mem + i * stride, operand + i * len); with compare elements, a
  * compare-and-swap.  A piece of an element with holes ends with its data. */
@@ -44,6 +78,11 @@ static void owner_apply(const void *head, char *mem, int64_t stride, const char 
         !(kernel = remora_reduce_kernel_by_id((enum remora_op)h.op, h.type_id)))
         return;
     int holes = len % h.esz != 0 && h.esz <= sizeof(union elem); /* one element, its data only */
+    int apart = stride >= (int64_t)len || stride <= -(int64_t)len;
+    if (kernel && operand && !holes && count > 1 && len <= 64 && apart) {
+        apply_small_blocks(kernel, h.esz, mem, stride, operand, len, count);
+        return;
+    }
     for (uint32_t i = 0; i < count; i++, mem += stride) {
         const char *o = operand ? operand + (size_t)i * len : NULL;
         if (compare) {
@@ -94,6 +133,8 @@ static int apply_span(const struct acc *a, const struct remora_span *s, size_t f
         v[i - first] = (struct remora_apply_piece){
             .off = p->pos - s->lo + s->at,
             .len = (size_t)p->len,
+            .count = p->count,
+            .stride = p->stride,
             .operand = a->origin ? a->origin + p->at : NULL,
             .compare = a->compare ? a->compare + p->at : NULL,
             .result = a->result ? a->result + p->at : NULL,

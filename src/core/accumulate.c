@@ -279,7 +279,7 @@ static int add_piece(struct acc *a, uint64_t pos, uint64_t len, size_t at, size_
             a->p = np;
             *cap = ncap;
         }
-        a->p[a->np++] = (struct piece){pos, len, at};
+        a->p[a->np++] = (struct piece){pos, len, at, 1, 0};
     }
     a->lo = pos < a->lo ? pos : a->lo;
     a->hi = pos + len > a->hi ? pos + len : a->hi;
@@ -324,11 +324,33 @@ static void copy_element(char *dst, const char *src, const struct remora_dt *bt)
         memcpy(dst + bt->blocks[i].disp, src + bt->blocks[i].disp, (size_t)bt->blocks[i].len);
 }
 
-/* The pieces of the target layout (a->p, a->np, a->lo, a->hi). */
-static int gather(struct acc *a)
+/* A target layout of equal blocks at one stride (a strided datatype) as one
+ * run, for the owner: a million 4-byte blocks are one piece, not a million. */
+static int gather_run(struct acc *a)
+{
+    struct remora_dt_run r;
+    if (a->holes || a->tt->contiguous || !a->tt->nblocks ||
+        !remora_dt_as_run(a->tt, a->tcount, a->tt->size * (MPI_Aint)a->tcount, a->tt->blocks[0].len, &r) ||
+        r.n < 2 || r.n > UINT32_MAX)
+        return 0;
+    uint64_t len = (uint64_t)a->tt->blocks[0].len, pos = a->t.off + (uint64_t)r.first,
+             last = pos + (uint64_t)(r.stride * (r.n - 1));
+    a->one = (struct piece){pos, len, 0, (uint32_t)r.n, r.stride};
+    a->p = &a->one;
+    a->np = 1;
+    a->lo = pos < last ? pos : last;
+    a->hi = (pos > last ? pos : last) + len;
+    return 1;
+}
+
+/* The pieces of the target layout (a->p, a->np, a->lo, a->hi); runs: where
+ * the owner carries the call out (pieces may be runs). */
+static int gather(struct acc *a, int runs)
 {
     size_t cap = 1;
     int st = REMORA_OK;
+    if (runs && gather_run(a))
+        return REMORA_OK;
     a->p = &a->one;
     a->np = 0;
     a->lo = UINT64_MAX;
@@ -1031,7 +1053,7 @@ static size_t lock_free_word(const struct acc *a)
  * stripes of its bytes. */
 static int run(struct acc *a)
 {
-    int st = gather(a);
+    int st = gather(a, a->t.n == 1 && a->type && remora_applies(a->t.few[0].amo));
     if (st != REMORA_OK)
         return st;
     if (remora_acc_owner_applies(a)) {
@@ -1040,8 +1062,8 @@ static int run(struct acc *a)
         /* one fetched element that one network atomic updates: the
          * transport's atomic, which its owner does under the same lock as
          * the calls (and whose reply is leaner than a message's) */
-        if (a->result && a->np == 1 && a->p[0].len == a->esz && (a->esz == 4 || a->esz == 8) && a->t.n == 1 &&
-            (a->compare || native_amo(a->op, a->integer) >= 0) && remora_amo_size_native(s->amo, a->esz) &&
+        if (a->result && a->np == 1 && a->p[0].count == 1 && a->p[0].len == a->esz && (a->esz == 4 || a->esz == 8) &&
+            a->t.n == 1 && (a->compare || native_amo(a->op, a->integer) >= 0) && remora_amo_size_native(s->amo, a->esz) &&
             (s->amo->base + off) % a->esz == 0) {
             if (a->compare) {
                 uint64_t old;

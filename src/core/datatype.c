@@ -167,6 +167,21 @@ void remora_dt_finalize(void)
 
 /* ---- cursors -------------------------------------------------------------------- */
 
+int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct remora_dt_run *r)
+{
+    if (t->contiguous)
+        *r = (struct remora_dt_run){t->true_lb, len, bytes / len};
+    else if (t->blocks[0].len != len)
+        return 0;
+    else if (t->nblocks == 1)
+        *r = (struct remora_dt_run){t->blocks[0].disp, t->extent, count};
+    else if (t->run_stride && (count == 1 || t->extent == t->run_stride * (MPI_Aint)t->nblocks))
+        *r = (struct remora_dt_run){t->blocks[0].disp, t->run_stride, (MPI_Aint)t->nblocks * count};
+    else
+        return 0;
+    return 1;
+}
+
 void remora_dt_cursor_init(struct remora_dt_cursor *c, const struct remora_dt *t, MPI_Aint count)
 {
     c->t = t;

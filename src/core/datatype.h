@@ -38,6 +38,15 @@ struct remora_dt {
  * Remora cannot decode) or MPI_ERR_NO_MEM. */
 int remora_dt_get(MPI_Datatype type, const struct remora_dt **out);
 
+/* `count` elements of a layout holding `bytes` bytes as n blocks of len
+ * bytes, the first at byte first, each stride bytes after the one before: a
+ * contiguous layout (cut in blocks of len), elements of one block each, or a
+ * regular run whose elements continue it.  Returns 0 for none of these. */
+struct remora_dt_run {
+    MPI_Aint first, stride, n;
+};
+int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct remora_dt_run *r);
+
 /* The address `disp` bytes from a user buffer `buf`, which may be MPI_BOTTOM
  * (NULL) with a datatype of absolute addresses: computed as an integer, since
  * C gives no meaning to an offset from a null pointer. */

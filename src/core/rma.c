@@ -170,45 +170,26 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
     return REMORA_OK;
 }
 
-/* One side of an operation as n blocks of len bytes, the first at byte
- * first, each stride bytes after the one before: a contiguous side (cut in
- * blocks of len), elements of one block each, or a regular run whose
- * elements continue it.  0: none of these. */
-struct run {
-    MPI_Aint first, stride, n;
-};
-
-static int as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct run *r)
-{
-    if (t->contiguous)
-        *r = (struct run){t->true_lb, len, bytes / len};
-    else if (t->blocks[0].len != len)
-        return 0;
-    else if (t->nblocks == 1)
-        *r = (struct run){t->blocks[0].disp, t->extent, count};
-    else if (t->run_stride && (count == 1 || t->extent == t->run_stride * (MPI_Aint)t->nblocks))
-        *r = (struct run){t->blocks[0].disp, t->run_stride, (MPI_Aint)t->nblocks * count};
-    else
-        return 0;
-    return 1;
-}
-
-/* Runs of one block length on both sides, in one span: the blocks straight
- * into batches, without the pair walk (a million 4-byte blocks: the walk
- * was most of the time). */
+/* Runs of one block length on both sides, in one span: one strided
+ * transfer where the transport has them, else the blocks straight into
+ * batches; without the pair walk (a million 4-byte blocks: the walk was
+ * most of the time). */
 static int move_runs(struct mover *m)
 {
     const struct rma_op *op = m->op;
     MPI_Aint len = (op->tt->contiguous ? op->ot : op->tt)->blocks[0].len;
-    struct run o, t;
-    if (op->t.n != 1 || len <= 0 || !as_run(op->ot, op->ocount, op->bytes, len, &o) ||
-        !as_run(op->tt, op->tcount, op->bytes, len, &t))
+    struct remora_dt_run o, t;
+    if (op->t.n != 1 || len <= 0 || !remora_dt_as_run(op->ot, op->ocount, op->bytes, len, &o) ||
+        !remora_dt_as_run(op->tt, op->tcount, op->bytes, len, &t))
         return -1;
     const struct remora_span *s = m->span = remora_target_span_at(&op->t, op->t.off + (uint64_t)t.first);
     char *local = remora_buf_at(op->origin, o.first);
     uint64_t at = op->t.off + (uint64_t)t.first - s->lo + s->at;
+    int st = remora_move_strided(s->data, &(struct remora_strided){local, o.stride, at, t.stride, (size_t)len,
+                                                                  (size_t)t.n}, m->put);
+    if (st != REMORA_ERR_UNSUPPORTED)
+        return st;
     for (MPI_Aint i = 0; i < t.n; i++) {
-        int st;
         if (m->nv == IOV_BATCH && (st = drain(m)) != REMORA_OK)
             return st;
         m->v[m->nv++] = (struct remora_iov){local + i * o.stride, at + (uint64_t)(i * t.stride), (size_t)len};

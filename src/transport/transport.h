@@ -85,6 +85,16 @@ struct remora_iov {
     size_t len;
 };
 
+/* A strided transfer: n blocks of len bytes, block i between local + i *
+ * lstride and byte off + i * rstride of the rmem. */
+struct remora_strided {
+    void *local;
+    int64_t lstride;
+    uint64_t off;
+    int64_t rstride;
+    size_t len, n;
+};
+
 /* ---- calls carried out by the memory's owner ----------------------------------
  * Where every atomic on some memory is done by its owner's CPU under one
  * lock (UCX's software atomics over TCP: the owner's target worker does
@@ -104,11 +114,15 @@ typedef void (*remora_apply_fn)(const void *head, char *mem, int64_t stride, con
                                 const char *compare, size_t len, uint32_t count);
 void remora_apply_register(remora_apply_fn fn);
 
-/* One piece of a call: len bytes at byte off of the rmem.  result: where the
- * bytes' old values go (a fetching call), or NULL. */
+/* One piece of a call: count (>= 1) blocks of len bytes, the i-th at byte
+ * off + i * stride of the rmem, with operand + i * len (and compare + i *
+ * len).  result: where the blocks' old values go, packed the same way (a
+ * fetching call), or NULL. */
 struct remora_apply_piece {
     uint64_t off;
     size_t len;
+    uint32_t count;
+    int64_t stride;
     const void *operand, *compare;
     void *result;
 };
@@ -121,6 +135,9 @@ struct remora_transport {
                             are compare-and-swap loops: several round trips) */
     int (*putv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
     int (*getv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
+    /* NULL, or REMORA_ERR_UNSUPPORTED returned for this memory: the caller
+     * moves the blocks by putv and getv */
+    int (*strided)(const struct remora_rmem *m, const struct remora_strided *s, int put);
     int (*amo)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                uint64_t compare, uint64_t *fetched);
     /* NULL: remora_amov does one amo after the other */
@@ -151,6 +168,15 @@ static inline int remora_putv(const struct remora_rmem *m, const struct remora_i
 static inline int remora_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     return m->tp->getv(m, v, n);
+}
+
+/* A strided put or get in one call where the transport has one (its runs
+ * as such on the wire: over messages, a 4-byte block costs 4 bytes);
+ * REMORA_ERR_UNSUPPORTED: move its blocks by remora_putv / remora_getv.
+ * Complete at the next flush. */
+static inline int remora_move_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
+{
+    return m->tp->strided ? m->tp->strided(m, s, put) : REMORA_ERR_UNSUPPORTED;
 }
 
 /* Contiguous put and get: complete at the next flush. */

@@ -736,6 +736,22 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
     return st;
 }
 
+/* As entries of messages where UCX's RMA is software; else block by block. */
+static int net_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
+{
+    if (!net.sw_rma || to_self(m))
+        return REMORA_ERR_UNSUPPORTED;
+    struct instance *in;
+    ucp_ep_h ep;
+    int st = begin(m, &in, &ep, NULL);
+    if (st != REMORA_OK)
+        return st;
+    st = remora_msg_add_strided(in, m->proc, m->base, s, put);
+    owe(in, m->proc);
+    pthread_mutex_unlock(&in->lock);
+    return st;
+}
+
 static int net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
 static int net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
 
@@ -1183,7 +1199,7 @@ static void self_apply(const struct remora_rmem *m, const void *head, const stru
 {
     pthread_mutex_lock(&net.target.lock);
     for (size_t i = 0; i < n; i++)
-        remora_msg_apply_here((char *)(m->base + v[i].off), head, v[i].operand, v[i].compare, v[i].len, v[i].result);
+        remora_msg_apply_here((char *)(m->base + v[i].off), head, &v[i]);
     remora_ucx_served();
     pthread_mutex_unlock(&net.target.lock);
 }
@@ -1219,6 +1235,7 @@ const struct remora_transport remora_net = {
     .amo_sizes = 1 | 2 | 4 | 8,
     .amo_native = 4 | 8,
     .putv = net_putv,
+    .strided = net_strided,
     .getv = net_getv,
     .amo = net_amo,
     .amov = net_amov,

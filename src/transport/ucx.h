@@ -58,15 +58,18 @@ int remora_msg_worker_init(struct instance *in);
  * v[i].off toward proc (instance locked); a full message leaves at once.
  * Complete at the reply to the next message sent with a reply request. */
 int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put);
+/* Gather a strided put (put != 0) or get (see remora_move_strided) toward
+ * proc (instance locked), each message's share of its blocks as one entry. */
+int remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put);
 /* Gather a call (remora_apply) on the owner proc's memory at base + v[i].off
  * (instance locked), in one message (M4); complete, its results here, at the
  * reply to that message or a later one. */
 int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
                      const struct remora_apply_piece *v, size_t n);
-/* A call's piece carried out here (the owner, under the target lock): the
- * old bytes to result (unless NULL), then core's function. */
-void remora_msg_apply_here(char *mem, const void *head, const char *operand, const char *compare, size_t len,
-                           char *result);
+/* A call's piece carried out here, its first block at mem (the owner, under
+ * the target lock): the old bytes to its result (unless NULL), then core's
+ * function. */
+void remora_msg_apply_here(char *mem, const void *head, const struct remora_apply_piece *v);
 /* Send what was gathered toward proc, without a reply request unless it
  * needs one: what is sent after it toward proc stays behind it (M1). */
 int remora_msg_push(struct instance *in, int proc);

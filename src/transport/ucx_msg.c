@@ -227,22 +227,25 @@ static int make_room(struct instance *in, int proc, struct msg_peer *p, size_t n
     return reserve(p, need);
 }
 
-/* A block to gather: kind and flags, len bytes at raddr; local: the put's
- * source or the get's destination; operand, compare, result: a call's. */
+/* What to gather: kind and flags, count blocks of len bytes at raddr + i *
+ * stride; local: the put's source or the get's destination (block i at +
+ * i * lstride); operand, compare, result: a call's, packed (lstride len). */
 struct block {
     int kind, flags;
     uint64_t raddr, len;
+    uint32_t count;
+    int64_t stride, lstride;
     const char *local, *operand, *compare;
     char *result;
     const void *head;
 };
 
-/* Whether b continues the last entry as a run: same kind, flags, length and
- * head, the run's strides (set by its second block) kept. */
+/* Whether b, one block, continues the last entry as a run: same kind, flags,
+ * length and head, the run's strides (set by its second block) kept. */
 static int continues(const struct msg_peer *p, const struct block *b)
 {
     const struct entry *e = p->last ? (const struct entry *)(p->buf + p->last) : NULL;
-    if (!e || e->kind != (uint16_t)b->kind || e->flags != (uint16_t)b->flags || e->len != b->len ||
+    if (!e || b->count != 1 || e->kind != (uint16_t)b->kind || e->flags != (uint16_t)b->flags || e->len != b->len ||
         e->count == UINT32_MAX || (b->flags & APPLY_COMPARE))
         return 0;
     if (e->count > 1 && b->raddr != e->raddr + (uint64_t)(e->stride * (int64_t)e->count))
@@ -258,11 +261,11 @@ static int continues(const struct msg_peer *p, const struct block *b)
     return 1;
 }
 
-/* Bytes a block brings after its entry (puts and calls: their operands). */
+/* Bytes b's blocks bring after their entry (puts and calls: their operands). */
 static size_t data_of(const struct block *b)
 {
     if (b->kind == ENTRY_PUT || (b->kind == ENTRY_APPLY && (b->flags & APPLY_OPERAND)))
-        return b->len;
+        return b->len * b->count;
     return 0;
 }
 
@@ -296,33 +299,38 @@ static int extend(struct msg_peer *p, const struct block *b)
 static int add_block(struct instance *in, int proc, struct msg_peer *p, const struct block *b, int whole)
 {
     int fetch = b->kind == ENTRY_GET || (b->flags & APPLY_FETCH);
-    size_t data = data_of(b);
+    size_t data = data_of(b), bytes = b->len * b->count;
     if (continues(p, b) && (whole || (p->len + data <= MSG_MAX && p->reply_bytes + (fetch ? b->len : 0) <= MSG_MAX)))
         return extend(p, b);
     size_t need = sizeof(struct entry) + (b->kind == ENTRY_APPLY ? REMORA_APPLY_HEAD : 0) + pad16(data) +
-                  ((b->flags & APPLY_COMPARE) ? pad16(b->len) : 0);
-    int st = make_room(in, proc, p, need, fetch ? b->len : 0, whole);
+                  ((b->flags & APPLY_COMPARE) ? pad16(bytes) : 0);
+    int st = make_room(in, proc, p, need, fetch ? bytes : 0, whole);
     if (st != REMORA_OK)
         return st;
     p->last = p->len;
     struct entry *e = last_entry(p);
-    *e = (struct entry){.kind = (uint16_t)b->kind, .flags = (uint16_t)b->flags, .count = 1, .len = b->len,
-                        .raddr = b->raddr};
+    *e = (struct entry){.kind = (uint16_t)b->kind, .flags = (uint16_t)b->flags, .count = b->count, .len = b->len,
+                        .raddr = b->raddr, .stride = b->count > 1 ? b->stride : 0};
     p->len += sizeof *e;
     if (b->kind == ENTRY_APPLY) {
         memcpy(p->buf + p->len, b->head, REMORA_APPLY_HEAD);
         p->len += REMORA_APPLY_HEAD;
     }
-    if (data) {
+    if (data && b->kind == ENTRY_PUT && b->count > 1 && b->lstride != (int64_t)b->len) {
+        for (uint32_t i = 0; i < b->count; i++) /* a strided source, packed */
+            memcpy(p->buf + p->len + (size_t)i * b->len, b->local + b->lstride * (int64_t)i, b->len);
+        p->len += pad16(data);
+    } else if (data) {
         memcpy(p->buf + p->len, b->kind == ENTRY_PUT ? b->local : b->operand, data);
         p->len += pad16(data);
     }
     if (b->flags & APPLY_COMPARE) {
-        memcpy(p->buf + p->len, b->compare, b->len);
-        p->len += pad16(b->len);
+        memcpy(p->buf + p->len, b->compare, bytes);
+        p->len += pad16(bytes);
     }
     if (fetch)
-        st = add_dest(p, &(struct dest){b->kind == ENTRY_GET ? (char *)b->local : b->result, 0, b->len, 1});
+        st = add_dest(p, &(struct dest){b->kind == ENTRY_GET ? (char *)b->local : b->result,
+                                        b->count > 1 ? b->lstride : 0, b->len, b->count});
     return st;
 }
 
@@ -360,9 +368,44 @@ int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct r
             take = v[i].len - done < CHUNK ? v[i].len - done : CHUNK; /* a large block in messages of MSG_MAX */
             st = add_block(in, proc, p,
                            &(struct block){.kind = put ? ENTRY_PUT : ENTRY_GET, .raddr = base + v[i].off + done,
-                                           .len = take, .local = (char *)v[i].local + done},
+                                           .len = take, .count = 1, .local = (char *)v[i].local + done},
                            0);
         }
+    return st;
+}
+
+int remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put)
+{
+    struct msg_peer *p = peer_of(in, proc);
+    if (!p)
+        return REMORA_ERR_NO_MEM;
+    int st = REMORA_OK;
+    for (size_t done = 0, k; done < s->n && st == REMORA_OK; done += k) {
+        char *local = (char *)s->local + s->lstride * (int64_t)done;
+        uint64_t raddr = base + s->off + (uint64_t)(s->rstride * (int64_t)done);
+        if (s->len > CHUNK) { /* blocks of several messages: one by one */
+            k = 1;
+            st = remora_msg_add(in, proc, base, &(struct remora_iov){local, raddr - base, s->len}, 1, put);
+            continue;
+        }
+        /* as many blocks as the message (and its reply) has room for, its
+         * entry's data padded (lengths are multiples of 16); none: send it */
+        size_t len = p->len ? p->len : MSG_HEAD;
+        size_t room = len + sizeof(struct entry) <= MSG_MAX ? MSG_MAX - len - sizeof(struct entry) : 0;
+        if (!put)
+            room = room && p->reply_bytes < MSG_MAX ? MSG_MAX - p->reply_bytes : 0;
+        k = room / s->len;
+        k = k < s->n - done ? k : s->n - done;
+        k = k < UINT32_MAX ? k : UINT32_MAX;
+        if (!k)
+            st = send_message(in, proc, p, 0);
+        else
+            st = add_block(in, proc, p,
+                           &(struct block){.kind = put ? ENTRY_PUT : ENTRY_GET, .raddr = raddr, .len = s->len,
+                                           .count = (uint32_t)k, .stride = s->rstride, .lstride = s->lstride,
+                                           .local = local},
+                           0);
+    }
     return st;
 }
 
@@ -374,8 +417,8 @@ int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *
         return REMORA_ERR_NO_MEM;
     size_t need = 0, reply = 0; /* the whole call, at most: M4 */
     for (size_t i = 0; i < n; i++) {
-        need += sizeof(struct entry) + REMORA_APPLY_HEAD + 2 * pad16(v[i].len);
-        reply += v[i].result ? v[i].len : 0;
+        need += sizeof(struct entry) + REMORA_APPLY_HEAD + 2 * pad16(v[i].len * v[i].count);
+        reply += v[i].result ? v[i].len * v[i].count : 0;
     }
     int st = make_room(in, proc, p, need, reply, 0);
     for (size_t i = 0; i < n && st == REMORA_OK; i++) {
@@ -384,8 +427,9 @@ int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *
         if (x->len)
             st = add_block(in, proc, p,
                            &(struct block){.kind = ENTRY_APPLY, .flags = flags, .raddr = base + x->off, .len = x->len,
-                                           .operand = x->operand, .compare = x->compare, .result = x->result,
-                                           .head = head},
+                                           .count = x->count, .stride = x->stride, .lstride = (int64_t)x->len,
+                                           .operand = x->operand,
+                                           .compare = x->compare, .result = x->result, .head = head},
                            1);
     }
     return st;
@@ -462,12 +506,11 @@ void remora_msg_free(struct instance *in)
 
 /* ---- the owner: carry a message out ---------------------------------------------- */
 
-void remora_msg_apply_here(char *mem, const void *head, const char *operand, const char *compare, size_t len,
-                           char *result)
+void remora_msg_apply_here(char *mem, const void *head, const struct remora_apply_piece *v)
 {
-    if (result)
-        memcpy(result, mem, len);
-    applier(head, mem, 0, operand, compare, len, 1);
+    for (uint32_t i = 0; v->result && i < v->count; i++)
+        memcpy((char *)v->result + (size_t)i * v->len, mem + v->stride * (int64_t)i, v->len);
+    applier(head, mem, v->stride, v->operand, v->compare, v->len, v->count);
 }
 
 /* Walks the entries of msg[len]: the bytes the reply carries, or -1 for a

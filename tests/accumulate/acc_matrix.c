@@ -45,6 +45,8 @@ static const struct slot {
   {"MPI_Fetch_and_op", FOP, L_PLAIN, L_PLAIN, L_PLAIN, 0},
   {"MPI_Accumulate from every rank, ->vector", ACC, L_PLAIN, L_PLAIN, L_VEC, 1},
   {"MPI_Get_accumulate from every rank, ->indexed", GACC, L_PLAIN, L_PLAIN, L_IDX, 1},
+  /* rank 0's own call included: a strided call carried out where it is made */
+  {"MPI_Get_accumulate from every rank, ->hvector", GACC, L_PLAIN, L_PLAIN, L_HVEC, 1},
 };
 enum { NSLOTS = sizeof slots / sizeof slots[0] };
 enum { ROLE_ORIGIN, ROLE_TARGET, ROLE_RESULT, ROLE_COMPARE };
