@@ -182,6 +182,33 @@ int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes,
     return 1;
 }
 
+int remora_dt_runs(const struct remora_dt *t, MPI_Count count, MPI_Aint len,
+                   int (*fn)(const struct remora_dt_run *run, MPI_Aint index, void *arg), void *arg)
+{
+    for (size_t b = 0; b < t->nblocks; b++)
+        if (t->blocks[b].len != len)
+            return -1;
+    struct remora_dt_run r = {0, 0, 0};
+    MPI_Aint index = 0;
+    for (MPI_Count e = 0; e < count; e++)
+        for (size_t b = 0; b < t->nblocks; b++) {
+            MPI_Aint d = (MPI_Aint)e * t->extent + t->blocks[b].disp;
+            if (r.n == 1)
+                r.stride = d - r.first;
+            if (r.n <= 1 || d == r.first + r.stride * r.n) {
+                r.first = r.n ? r.first : d;
+                r.n++;
+                continue;
+            }
+            int st = fn(&r, index, arg);
+            if (st)
+                return st;
+            index += r.n;
+            r = (struct remora_dt_run){d, 0, 1};
+        }
+    return r.n ? fn(&r, index, arg) : 0;
+}
+
 void remora_dt_cursor_init(struct remora_dt_cursor *c, const struct remora_dt *t, MPI_Aint count)
 {
     c->t = t;

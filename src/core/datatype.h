@@ -46,6 +46,14 @@ struct remora_dt_run {
     MPI_Aint first, stride, n;
 };
 int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct remora_dt_run *r);
+/* The blocks of `count` elements of a layout whose blocks all have len
+ * bytes, in typemap order, as maximal regular runs (a two-level layout such
+ * as the columns of a transposed matrix: one run per column): fn(run, index,
+ * arg) for each, index counting the blocks before it.  Stops at fn's first
+ * nonzero return and returns it; -1, before any call, when a block is not of
+ * len bytes. */
+int remora_dt_runs(const struct remora_dt *t, MPI_Count count, MPI_Aint len,
+                   int (*fn)(const struct remora_dt_run *run, MPI_Aint index, void *arg), void *arg);
 
 /* The address `disp` bytes from a user buffer `buf`, which may be MPI_BOTTOM
  * (NULL) with a datatype of absolute addresses: computed as an integer, since

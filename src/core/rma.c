@@ -170,31 +170,69 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
     return REMORA_OK;
 }
 
-/* Runs of one block length on both sides, in one span: one strided
- * transfer where the transport has them, else the blocks straight into
- * batches; without the pair walk (a million 4-byte blocks: the walk was
- * most of the time). */
+/* n blocks of len bytes, block i between local + i * lstride and target
+ * byte at + i * rstride of the mover's span: one strided transfer where the
+ * transport has them, else the blocks straight into batches. */
+static int move_strided(struct mover *m, char *local, MPI_Aint lstride, uint64_t at, MPI_Aint rstride, MPI_Aint len,
+                        MPI_Aint n)
+{
+    int st = remora_move_strided(m->span->data, &(struct remora_strided){local, lstride, at, rstride, (size_t)len,
+                                                                        (size_t)n}, m->put);
+    if (st != REMORA_ERR_UNSUPPORTED)
+        return st;
+    for (MPI_Aint i = 0; i < n; i++) {
+        if (m->nv == IOV_BATCH && (st = drain(m)) != REMORA_OK)
+            return st;
+        m->v[m->nv++] = (struct remora_iov){local + i * lstride, at + (uint64_t)(i * rstride), (size_t)len};
+    }
+    return REMORA_OK; /* the last batch: move() drains it */
+}
+
+/* One side a regular run (struct remora_dt_run), the other side's blocks of
+ * the same length walked in its own runs. */
+struct runs {
+    struct mover *m;
+    struct remora_dt_run other; /* the side that is one run */
+    MPI_Aint len;
+    int target_walked;          /* the target's runs are walked, else the origin's */
+};
+
+static uint64_t span_at(const struct mover *m, MPI_Aint tdisp)
+{
+    return m->op->t.off + (uint64_t)tdisp - m->span->lo + m->span->at;
+}
+
+static int move_run(const struct remora_dt_run *r, MPI_Aint index, void *arg)
+{
+    struct runs *x = arg;
+    const struct remora_dt_run *o = x->target_walked ? &x->other : r, *t = x->target_walked ? r : &x->other;
+    MPI_Aint oi = x->target_walked ? index : 0, ti = x->target_walked ? 0 : index;
+    return move_strided(x->m, remora_buf_at(x->m->op->origin, o->first + oi * o->stride), o->stride,
+                        span_at(x->m, t->first + ti * t->stride), t->stride, x->len, r->n);
+}
+
+/* Blocks of one length on both sides, in one span, without the pair walk (a
+ * million 4-byte blocks: the walk was most of the time): both sides regular
+ * runs, one strided transfer; one side a run and the other side's blocks in
+ * runs of their own (a transpose: one per column).  -1: not such a layout. */
 static int move_runs(struct mover *m)
 {
     const struct rma_op *op = m->op;
     MPI_Aint len = (op->tt->contiguous ? op->ot : op->tt)->blocks[0].len;
     struct remora_dt_run o, t;
-    if (op->t.n != 1 || len <= 0 || !remora_dt_as_run(op->ot, op->ocount, op->bytes, len, &o) ||
-        !remora_dt_as_run(op->tt, op->tcount, op->bytes, len, &t))
+    if (op->t.n != 1 || len <= 0)
         return -1;
-    const struct remora_span *s = m->span = remora_target_span_at(&op->t, op->t.off + (uint64_t)t.first);
-    char *local = remora_buf_at(op->origin, o.first);
-    uint64_t at = op->t.off + (uint64_t)t.first - s->lo + s->at;
-    int st = remora_move_strided(s->data, &(struct remora_strided){local, o.stride, at, t.stride, (size_t)len,
-                                                                  (size_t)t.n}, m->put);
-    if (st != REMORA_ERR_UNSUPPORTED)
-        return st;
-    for (MPI_Aint i = 0; i < t.n; i++) {
-        if (m->nv == IOV_BATCH && (st = drain(m)) != REMORA_OK)
-            return st;
-        m->v[m->nv++] = (struct remora_iov){local + i * o.stride, at + (uint64_t)(i * t.stride), (size_t)len};
-    }
-    return REMORA_OK; /* the last batch: move() drains it */
+    int orun = remora_dt_as_run(op->ot, op->ocount, op->bytes, len, &o),
+        trun = remora_dt_as_run(op->tt, op->tcount, op->bytes, len, &t);
+    m->span = remora_target_spans(&op->t);
+    if (orun && trun)
+        return move_strided(m, remora_buf_at(op->origin, o.first), o.stride, span_at(m, t.first), t.stride, len, t.n);
+    struct runs x = {m, orun ? o : t, len, orun};
+    if (orun && !op->tt->contiguous)
+        return remora_dt_runs(op->tt, op->tcount, len, move_run, &x);
+    if (trun && !op->ot->contiguous)
+        return remora_dt_runs(op->ot, op->ocount, len, move_run, &x);
+    return -1;
 }
 
 static int move(struct rma_op *op, int put)

@@ -4,8 +4,9 @@
  * 4096- and 70000-byte blocks (the last larger than a message) whose data
  * spans several messages, with a contiguous or a strided origin, behind a
  * small put that already fills part of the message, in passive (lock) and
- * active (fence) epochs; and MPI_Get_accumulate through the same layouts
- * (the owner applies a strided call in chunks of blocks).  Every byte of the target window is checked (the
+ * active (fence) epochs; MPI_Get_accumulate through the same layouts
+ * (the owner applies a strided call in chunks of blocks); and a transpose
+ * by a datatype of columns on either side (a run per column).  Every byte of the target window is checked (the
  * gaps between blocks must stay untouched), and every byte of the origin
  * after a get. */
 #include <stdlib.h>
@@ -64,6 +65,53 @@ static void get_accumulate(MPI_Win win, int *base, int *origin, int *result, con
     MTEST_CHECK(bad < 0, "get_accumulate: int %d of the result is %d", bad, bad < 0 ? 0 : result[bad]);
     MPI_Type_free(&tt);
     MPI_Type_free(&ot);
+}
+
+/* A transpose: the N x N int matrix by a datatype of columns (an hvector
+ * of vectors: no single run, a run per column), on the target side of a put
+ * and of a get, and on the origin side of a put; the other side
+ * contiguous. */
+#define N 300
+static void transpose(MPI_Win win, int *base, int *origin, int *want, int passive, int right, int left)
+{
+    MPI_Datatype column, t;
+    MTEST_MPI(MPI_Type_vector(N, 1, N, MPI_INT, &column));
+    MTEST_MPI(MPI_Type_create_hvector(N, 1, sizeof(int), column, &t));
+    MTEST_MPI(MPI_Type_commit(&t));
+    for (int way = 0; way < 3; way++) { /* put to t, get from t, put from t */
+        mtest_set_context("transpose %s, %s", way == 0 ? "put into" : way == 1 ? "get from" : "put from",
+                          passive ? "lock" : "fence");
+        int *mem = way == 1 ? origin : base, peer = way == 1 ? right : left;
+        for (int i = 0; i < N * N; i++)
+            base[i] = origin[i] = -1;
+        for (int i = 0; i < N * N; i++)
+            (way == 1 ? base : origin)[i] = mtest.rank * 1000000 + i;
+        MTEST_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (passive)
+            MTEST_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+        else
+            MTEST_MPI(MPI_Win_fence(0, win));
+        if (way == 0)
+            MTEST_MPI(MPI_Put(origin, N * N, MPI_INT, right, 0, 1, t, win));
+        else if (way == 1)
+            MTEST_MPI(MPI_Get(origin, N * N, MPI_INT, right, 0, 1, t, win));
+        else
+            MTEST_MPI(MPI_Put(origin, 1, t, right, 0, N * N, MPI_INT, win));
+        if (passive)
+            MTEST_MPI(MPI_Win_unlock(right, win));
+        else
+            MTEST_MPI(MPI_Win_fence(0, win));
+        MTEST_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) /* element (i, j) of the contiguous side is (j, i) of the other */
+                want[i * N + j] = peer * 1000000 + j * N + i;
+        int bad = -1;
+        for (int i = 0; i < N * N && bad < 0; i++)
+            if (mem[i] != want[i])
+                bad = i;
+        MTEST_CHECK(bad < 0, "int %d is %d, expected %d", bad, bad < 0 ? 0 : mem[bad], bad < 0 ? 0 : want[bad]);
+    }
+    MPI_Type_free(&t);
 }
 
 int main(int argc, char **argv)
@@ -148,6 +196,8 @@ int main(int argc, char **argv)
             MPI_Type_free(&tt);
             MPI_Type_free(&ot);
         }
+    for (int passive = 0; passive < 2; passive++)
+        transpose(win, (int *)base, (int *)origin, (int *)want, passive, right, left);
     MTEST_MPI(MPI_Win_free(&win));
     free(want);
     free(origin);

@@ -34,6 +34,22 @@ static void fill(unsigned char *b, unsigned seed)
         b[i] = (unsigned char)((i * 2654435761u + seed) >> 13);
 }
 
+/* Gathering along a layout's runs (remora_dt_runs): each run's blocks in turn. */
+struct runs_gather {
+    MPI_Aint at, len, blocks;
+    int bad_index;
+};
+
+static int gather_run(const struct remora_dt_run *r, MPI_Aint index, void *arg)
+{
+    struct runs_gather *g = arg;
+    g->bad_index |= index != g->blocks;
+    for (MPI_Aint i = 0; i < r->n; i++, g->at += g->len)
+        memcpy(mine + g->at, src + BIAS + r->first + i * r->stride, (size_t)g->len);
+    g->blocks += r->n;
+    return 0;
+}
+
 /* Gather/scatter of (BIAS-based buffer, count, type) compared with Pack/Unpack. */
 static void check_type(const char *name, MPI_Datatype t, int count)
 {
@@ -68,6 +84,17 @@ static void check_type(const char *name, MPI_Datatype t, int count)
     }
     CHECK(at == pos, "%s x%d: cursor gave %ld bytes, MPI_Pack %d", name, count, (long)at, pos);
     CHECK(memcmp(mine, packed, (size_t)pos) == 0, "%s x%d: cursor bytes differ from MPI_Pack", name, count);
+
+    /* a layout of equal blocks gathered along its runs packs as MPI_Pack does */
+    struct runs_gather g = {0, dt->nblocks ? dt->blocks[0].len : 0, 0, 0};
+    int equal = dt->nblocks > 0;
+    for (size_t i = 1; i < dt->nblocks; i++)
+        equal &= dt->blocks[i].len == g.len;
+    memset(mine, 0, (size_t)pos);
+    rc = remora_dt_runs(dt, count, g.len, gather_run, &g);
+    CHECK(equal ? rc == 0 : rc == -1 && g.at == 0, "%s x%d: remora_dt_runs returned %d", name, count, rc);
+    CHECK(!equal || (g.at == pos && !g.bad_index && memcmp(mine, packed, (size_t)pos) == 0),
+          "%s x%d: the runs gather %ld bytes unlike MPI_Pack's %d", name, count, (long)g.at, pos);
 
     /* scatter: the same bytes land where MPI_Unpack puts them, and nowhere else */
     fill(ref, 2);
@@ -208,6 +235,10 @@ int main(int argc, char **argv)
         bdarg[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, bps[2] = {2, 2};
     MPI_Type_create_darray(4, 3, 2, bgs, bdist, bdarg, bps, MPI_ORDER_C, MPI_SHORT, &tmp);
     ADD("darray C block/block (rows as blocks)", tmp);
+    MPI_Type_vector(6, 1, 6, MPI_INT, &tmp2); /* a column of a 6x6 int matrix */
+    MPI_Type_create_hvector(6, 1, sizeof(int), tmp2, &tmp);
+    MPI_Type_free(&tmp2);
+    ADD("transpose of 6x6 ints (hvector of columns: runs per column)", tmp);
 #undef ADD
     for (int i = 0; i < n; i++)
         for (int count = 1; count <= 3; count++)
