@@ -19,7 +19,7 @@
  * Fortran: the abi flavour serves C programs only.  The standard ABI's
  * Fortran bindings (libmpifort_abi) reach windows and attributes in ways
  * Remora has not been checked against; mpi/init.c refuses a program that
- * carries an MPI Fortran binding (remora_refuse_fortran). */
+ * carries an MPI Fortran binding (refuse_fortran). */
 #ifndef REMORA_RUNTIME_HOST_ABI_H
 #define REMORA_RUNTIME_HOST_ABI_H
 
