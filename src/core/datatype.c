@@ -12,6 +12,7 @@
 #include "core/datatype_decode.h"
 #include "core/predefined_types.h"
 #include "core/engine.h"
+#include "runtime/log.h"
 
 _Static_assert(REMORA_PREDEFINED_TYPE_COUNT <= REMORA_DT_BY_ID, "the layout cache by type id is too small");
 
@@ -70,15 +71,35 @@ static int named_insert(MPI_Datatype type, struct remora_dt *dt)
  * but their MPI_Pack of no element refuses an uncommitted type (MPI_ERR_TYPE,
  * both hosts), on a communicator of Remora's own that returns errors.  Asked
  * at a type's first use only: a committed type stays committed, and layouts
- * are cached for committed types alone.  c->lock held. */
+ * are cached for committed types alone.
+ * Intel MPI 2021.19 (abi flavour) aborts in that MPI_Pack whatever handler
+ * the communicator, MPI_COMM_SELF or MPI_COMM_WORLD has (tried: it raises
+ * argument errors found before the communicator on a fatal handler of its
+ * own; tests/handlers/errhandlers fails over it alone for the same reason):
+ * there nothing can be asked, and the type is taken as the program gives
+ * it.  c->lock held. */
+static int host_pack_aborts(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    PMPI_Get_library_version(v, &len);
+    return strstr(v, "Intel(R) MPI") != NULL;
+}
+
 static int committed(struct remora_dt_cache *c, MPI_Datatype type)
 {
     if (!c->probe_made) {
-        if (PMPI_Comm_dup(MPI_COMM_SELF, &c->probe) != MPI_SUCCESS)
-            return 1; /* no way to ask: the type as the program gives it */
-        PMPI_Comm_set_errhandler(c->probe, MPI_ERRORS_RETURN);
         c->probe_made = 1;
+        c->probe = MPI_COMM_NULL;
+        if (host_pack_aborts() || PMPI_Comm_dup(MPI_COMM_SELF, &c->probe) != MPI_SUCCESS) {
+            c->probe = MPI_COMM_NULL;
+            remora_log(REMORA_LOG_INFO, "the host cannot tell uncommitted datatypes: they are not refused");
+        } else {
+            PMPI_Comm_set_errhandler(c->probe, MPI_ERRORS_RETURN);
+        }
     }
+    if (c->probe == MPI_COMM_NULL)
+        return 1; /* no way to ask: the type as the program gives it */
     char b = 0;
     int pos = 0;
     return PMPI_Pack(&b, 0, type, &b, 1, &pos, c->probe) == MPI_SUCCESS;
@@ -156,7 +177,8 @@ void remora_dt_finalize(void)
     for (int i = 0; i < REMORA_DT_BY_ID; i++)
         atomic_store_explicit(&c->by_id[i], NULL, memory_order_relaxed);
     if (c->probe_made) {
-        PMPI_Comm_free(&c->probe);
+        if (c->probe != MPI_COMM_NULL)
+            PMPI_Comm_free(&c->probe);
         c->probe_made = 0;
     }
     if (atomic_load(&c->keyval_made)) {

@@ -204,7 +204,7 @@ int remora_raise(struct remora_win *w, MPI_Comm comm, int code, const char *fn_n
         return code;
     }
     if (w->errh.fn && w->errh.fortran) { /* Open MPI's Fortran handle of a window of ours: its index */
-        MPI_Fint handle = (MPI_Fint)w->index, c = (MPI_Fint)code;
+        remora_fint handle = (remora_fint)w->index, c = (remora_fint)code;
         ((remora_fortran_errhandler *)(void (*)(void))w->errh.fn)(&handle, &c);
         return code;
     }

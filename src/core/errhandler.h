@@ -24,12 +24,14 @@
 
 #include <mpi.h>
 
+#include "runtime/host_abi.h"
+
 struct remora_win;
 
 /* A handler made from Fortran (Open MPI's Fortran MPI_WIN_CREATE_ERRHANDLER,
  * which does not go through the C function): a subroutine taking the
  * window's Fortran handle and the code, both by reference. */
-typedef void remora_fortran_errhandler(MPI_Fint *win, MPI_Fint *code);
+typedef void remora_fortran_errhandler(remora_fint *win, remora_fint *code);
 
 struct remora_errh {
     MPI_Errhandler handle;             /* host handle (predefined or user)         */

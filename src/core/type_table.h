@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "runtime/host_abi.h"
+
 /* What accumulate needs to know of a predefined type. */
 enum remora_type_class {
     REMORA_TC_NONE = 0,     /* not a predefined type this table knows          */
@@ -42,7 +44,7 @@ struct remora_type_table {
 
 /* A handle no MPI ever gives a datatype: marks empty slots, so that no lookup
  * (MPI_DATATYPE_NULL included) matches one. */
-#if defined(OPEN_MPI)
+#if REMORA_POINTER_HANDLES /* 1: no host object is there, no standard-ABI constant is 1 */
 #define REMORA_TYPE_NO_HANDLE ((MPI_Datatype)(uintptr_t)1)
 #else
 #define REMORA_TYPE_NO_HANDLE ((MPI_Datatype)0)
@@ -50,7 +52,7 @@ struct remora_type_table {
 
 static inline uint64_t remora_type_key(MPI_Datatype h)
 {
-#if defined(OPEN_MPI)
+#if REMORA_POINTER_HANDLES
     return (uint64_t)(uintptr_t)h;
 #else
     return (uint64_t)(uint32_t)h;

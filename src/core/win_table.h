@@ -1,6 +1,8 @@
 /* Window handles.  The user holds Remora's own handle; the host never sees it.
  *   Open MPI: the handle is the struct remora_win pointer cast to MPI_Win.
  *   MPICH:    MPI_Win is an int; the handle is REMORA_MPICH_WIN_BASE + index.
+ *   MPI-5 standard ABI: MPI_Win is a pointer type; the handle is the same
+ *             integer cast to it (above every predefined handle constant). 
  * Every window also has an index (its Fortran handle).  The table grows in
  * fixed chunks that never move, so lookups need no lock. */
 #ifndef REMORA_CORE_WIN_TABLE_H

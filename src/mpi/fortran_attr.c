@@ -19,12 +19,15 @@
  * Fortran attribute values are INTEGER(KIND=MPI_ADDRESS_KIND): predefined
  * attributes by value (core/attr.h), a value set from Fortran is stored as
  * the value itself (C reads it back as a pointer-sized integer), as the
- * standard's attribute interoperability rules say. */
+ * standard's attribute interoperability rules say.
+ * The standard ABI (abi flavour): C programs only, nothing here
+ * (runtime/host_abi.h). */
 #include <stdint.h>
 
 #include "core/attr.h"
 #include "mpi/api.h"
 #include "mpi/fortran_names.h"
+#include "runtime/host_abi.h"
 #include "runtime/host_mpi.h"
 
 #if defined(OPEN_MPI)
@@ -92,7 +95,7 @@ FORTRAN_NAMES(win_set_attr_f, mpi_win_set_attr, MPI_WIN_SET_ATTR, MPI_Win_set_at
 FORTRAN_NAMES(win_create_keyval_f, mpi_win_create_keyval, MPI_WIN_CREATE_KEYVAL, MPI_Win_create_keyval,
               ompi_win_create_keyval_f);
 
-#else
+#elif !REMORA_STANDARD_ABI
 /* MPICH 4.0's MPIR_Attr_type (src/include/mpir_attr_generic.h; not in its
  * installed headers): the language of an attribute value. */
 enum { MPICH_ATTR_PTR = 0, MPICH_ATTR_AINT = 1, MPICH_ATTR_INT = 3 };

@@ -17,8 +17,9 @@ static inline struct remora_win *remora_win_from_handle(MPI_Win h)
     struct remora_win *w = (struct remora_win *)h;
     return w && w->magic == REMORA_WIN_MAGIC ? w : NULL;
 #else
-    unsigned idx = (unsigned)h - REMORA_MPICH_WIN_BASE;
-    if (idx >= REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS)
+    /* MPICH's int or the standard ABI's pointer type (runtime/host_abi.h) */
+    uintptr_t idx = (uintptr_t)h - REMORA_MPICH_WIN_BASE;
+    if (idx >= (uintptr_t)REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS)
         return NULL;
     struct remora_win **c = atomic_load_explicit(&remora_core.wins.chunk[idx / REMORA_WIN_CHUNK], memory_order_acquire);
     return c ? c[idx % REMORA_WIN_CHUNK] : NULL;
@@ -30,7 +31,7 @@ static inline MPI_Win remora_win_handle(const struct remora_win *w)
 #if defined(OPEN_MPI)
     return (MPI_Win)(uintptr_t)w;
 #else
-    return (MPI_Win)(REMORA_MPICH_WIN_BASE + w->index);
+    return (MPI_Win)(uintptr_t)(REMORA_MPICH_WIN_BASE + w->index);
 #endif
 }
 

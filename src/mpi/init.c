@@ -3,10 +3,28 @@
 #include "mpi/api.h"
 #include "mpi/host_waits.h"
 #include "remora/remora.h"
+#include "runtime/host_abi.h"
 #include "runtime/host_mpi.h"
+#include "runtime/log.h"
+
+#include <dlfcn.h>
+
+/* The abi flavour serves C programs only (runtime/host_abi.h): a program
+ * that carries an MPI Fortran binding (libmpifort_abi: mpi_init_) is refused
+ * before Remora serves anything, rather than run with Fortran attribute,
+ * keyval and error-handler paths nobody has checked. */
+static void refuse_fortran(void)
+{
+    if (REMORA_STANDARD_ABI && dlsym(RTLD_DEFAULT, "mpi_init_"))
+        remora_fatal("the abi flavour of Remora (%s) serves C programs only, and this program carries an MPI "
+                     "Fortran binding (mpi_init_); run it without Remora, or build it against the host's "
+                     "own ABI and use that flavour",
+                     remora_version());
+}
 
 REMORA_API int MPI_Init(int *argc, char ***argv)
 {
+    refuse_fortran();
     int rc = REMORA_HOST(MPI_Init)(argc, argv);
     if (rc == MPI_SUCCESS) {
         remora_engine_init();
@@ -18,6 +36,7 @@ REMORA_PMPI(MPI_Init);
 
 REMORA_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    refuse_fortran();
     int rc = REMORA_HOST(MPI_Init_thread)(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         remora_engine_init();

@@ -5,6 +5,7 @@
 
 #include "mpi/api.h"
 #include "core/engine.h"
+#include "runtime/host_abi.h"
 #include "runtime/host_mpi.h"
 
 /* ---- attributes ---- */
@@ -172,7 +173,10 @@ REMORA_PMPI(MPI_Win_call_errhandler);
  * Fortran functions, which also pass the integer through), so nothing can
  * reach the host's conversion with our handle and there is nothing to
  * intercept.  tests/symbols checks that this stays so.  Open MPI has
- * functions. */
+ * functions.  The standard ABI has MPI_Win_toint/fromint instead (in
+ * libmpi_abi.so.1 of MPICH 5 and Intel MPI): a window's int is its handle's
+ * value, as MPICH's Fortran handle is, above the host's own ints (small
+ * constants), which pass through to the host. */
 #if defined(OPEN_MPI)
 REMORA_API MPI_Fint MPI_Win_c2f(MPI_Win win)
 {
@@ -187,4 +191,18 @@ REMORA_API MPI_Win MPI_Win_f2c(MPI_Fint win)
     return w ? remora_win_handle(w) : MPI_WIN_NULL;
 }
 REMORA_PMPI(MPI_Win_f2c);
+#elif REMORA_STANDARD_ABI
+REMORA_API int MPI_Win_toint(MPI_Win win)
+{
+    struct remora_win *w = remora_win_from_handle(win);
+    return w ? (int)(uintptr_t)remora_win_handle(w) : REMORA_HOST(MPI_Win_toint)(win); /* MPI_WIN_NULL: the host's */
+}
+REMORA_PMPI(MPI_Win_toint);
+
+REMORA_API MPI_Win MPI_Win_fromint(int win)
+{
+    MPI_Win h = (MPI_Win)(uintptr_t)(unsigned)win;
+    return remora_win_from_handle(h) ? h : REMORA_HOST(MPI_Win_fromint)(win);
+}
+REMORA_PMPI(MPI_Win_fromint);
 #endif
