@@ -20,6 +20,7 @@ static void dt_free(struct remora_dt *dt)
 {
     if (dt) {
         free(dt->blocks);
+        free(dt->runs);
         free(dt);
     }
 }
@@ -118,8 +119,7 @@ static int decode_and_cache(MPI_Datatype type, int named, const struct remora_dt
     if (rc == MPI_SUCCESS)
         rc = named ? named_insert(type, dt) : PMPI_Type_set_attr(type, c->keyval, dt) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_TYPE;
     if (rc != MPI_SUCCESS) {
-        free(dt->blocks);
-        free(dt);
+        dt_free(dt);
         return rc;
     }
     *out = dt;
@@ -207,21 +207,25 @@ int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes,
 int remora_dt_runs(const struct remora_dt *t, MPI_Count count, MPI_Aint len,
                    int (*fn)(const struct remora_dt_run *run, MPI_Aint index, void *arg), void *arg)
 {
-    for (size_t b = 0; b < t->nblocks; b++)
-        if (t->blocks[b].len != len)
-            return -1;
-    struct remora_dt_run r = {0, 0, 0};
+    if (t->block_len != len)
+        return -1;
     MPI_Aint index = 0;
+    for (MPI_Count e = 0; e < count && t->nruns; e++) /* an element's runs, known */
+        for (size_t i = 0; i < t->nruns; index += t->runs[i].n, i++) {
+            struct remora_dt_run r = t->runs[i];
+            r.first += (MPI_Aint)e * t->extent;
+            int st = fn(&r, index, arg);
+            if (st)
+                return st;
+        }
+    if (t->nruns)
+        return 0;
+    struct remora_dt_run r = {0, 0, 0}; /* else found over all the elements' blocks */
     for (MPI_Count e = 0; e < count; e++)
         for (size_t b = 0; b < t->nblocks; b++) {
             MPI_Aint d = (MPI_Aint)e * t->extent + t->blocks[b].disp;
-            if (r.n == 1)
-                r.stride = d - r.first;
-            if (r.n <= 1 || d == r.first + r.stride * r.n) {
-                r.first = r.n ? r.first : d;
-                r.n++;
+            if (remora_dt_run_add(&r, d))
                 continue;
-            }
             int st = fn(&r, index, arg);
             if (st)
                 return st;

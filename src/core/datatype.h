@@ -14,6 +14,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* n blocks, the first at byte first, each stride bytes after the one before. */
+struct remora_dt_run {
+    MPI_Aint first, stride, n;
+};
+
+/* Whether a block at d continues run r (any block does while r has fewer
+ * than two): then r takes it.  Else r is complete. */
+static inline int remora_dt_run_add(struct remora_dt_run *r, MPI_Aint d)
+{
+    if (r->n == 1)
+        r->stride = d - r->first;
+    if (r->n > 1 && d != r->first + r->stride * r->n)
+        return 0;
+    r->first = r->n ? r->first : d;
+    r->n++;
+    return 1;
+}
+
 struct remora_dt_block {
     MPI_Aint disp; /* bytes, relative to the buffer address */
     MPI_Aint len;
@@ -31,6 +49,12 @@ struct remora_dt {
     MPI_Aint run_stride;         /* nonzero: nblocks >= 2 blocks of one length, each run_stride
                                     bytes after the one before (a regular run)                     */
     struct remora_dt_block *blocks;
+    MPI_Aint block_len;          /* the length of every block, or 0 when they differ              */
+    size_t nruns;                /* blocks of one length in maximal regular runs (struct
+                                    remora_dt_run, of one element), kept where they are at most
+                                    half as many as the blocks (a transpose: one per column);
+                                    else 0 and runs NULL                                           */
+    struct remora_dt_run *runs;
 };
 
 /* The layout of `type`, decoded on first use.  Thread safe.  Returns
@@ -42,9 +66,6 @@ int remora_dt_get(MPI_Datatype type, const struct remora_dt **out);
  * bytes, the first at byte first, each stride bytes after the one before: a
  * contiguous layout (cut in blocks of len), elements of one block each, or a
  * regular run whose elements continue it.  Returns 0 for none of these. */
-struct remora_dt_run {
-    MPI_Aint first, stride, n;
-};
 int remora_dt_as_run(const struct remora_dt *t, MPI_Count count, MPI_Aint bytes, MPI_Aint len, struct remora_dt_run *r);
 /* The blocks of `count` elements of a layout whose blocks all have len
  * bytes, in typemap order, as maximal regular runs (a two-level layout such

@@ -379,6 +379,41 @@ static int decode(MPI_Datatype t, struct builder *B)
     return rc != MPI_SUCCESS ? rc : B->err;
 }
 
+/* dt's blocks (all of one length) in maximal regular runs, stored in out
+ * unless it is NULL; returns how many. */
+static size_t walk_runs(const struct remora_dt *dt, struct remora_dt_run *out)
+{
+    size_t n = 0;
+    struct remora_dt_run r = {0, 0, 0};
+    for (size_t b = 0; b < dt->nblocks; b++) {
+        if (remora_dt_run_add(&r, dt->blocks[b].disp))
+            continue;
+        if (out)
+            out[n] = r;
+        n++;
+        r = (struct remora_dt_run){dt->blocks[b].disp, 0, 1};
+    }
+    if (r.n && out)
+        out[n] = r;
+    return n + (r.n != 0);
+}
+
+/* block_len, and the runs of an element where they pay (datatype.h). */
+static void find_runs(struct remora_dt *dt)
+{
+    dt->block_len = dt->nblocks ? dt->blocks[0].len : 0;
+    for (size_t b = 1; b < dt->nblocks && dt->block_len; b++)
+        if (dt->blocks[b].len != dt->block_len)
+            dt->block_len = 0;
+    dt->nruns = 0;
+    dt->runs = NULL;
+    if (!dt->block_len || dt->nblocks < 4 || dt->run_stride)
+        return;
+    size_t n = walk_runs(dt, NULL);
+    if (2 * n <= dt->nblocks && (dt->runs = malloc(n * sizeof *dt->runs)) != NULL)
+        dt->nruns = walk_runs(dt, dt->runs);
+}
+
 int remora_dt_decode(MPI_Datatype type, struct remora_dt *dt)
 {
     memset(dt, 0, sizeof *dt);
@@ -414,5 +449,6 @@ int remora_dt_decode(MPI_Datatype type, struct remora_dt *dt)
         if (i == B.n && step != 0)
             dt->run_stride = step;
     }
+    find_runs(dt);
     return MPI_SUCCESS;
 }
