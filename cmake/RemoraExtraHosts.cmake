@@ -27,11 +27,22 @@
 #                          whose Remora libraries its Remora-linked tests
 #                          link, or "" (the MPI-5 ABI: none yet)
 #   REMORA_HOST_NETWORK_H  TRUE if it runs across simulated nodes (TCP)
+# (and REMORA_BUILD_FAMILY_B, the same flavour for each build B)
 # and REMORA_EXTRA_HOSTS (the run hosts) and REMORA_EXTRA_BUILDS; each build B
 # has the imported target remora-host-B (include directory, library, and a
 # RUNPATH, not an RPATH, so that LD_LIBRARY_PATH can substitute Intel MPI)
 # and remora-host-ucx-B (the UCX a program of B that holds Remora's engine
 # links: the one B's MPI loads, if any).
+
+# -DREMORA_WITH_EXTRA_HOSTS=OFF: none of this (scripts/test's clang and
+# sanitizer builds, which would only compile the same sources again).
+option(REMORA_WITH_EXTRA_HOSTS "unpack the extra host MPIs and build and register their tests" ON)
+set(REMORA_EXTRA_BUILDS "")
+set(REMORA_EXTRA_HOSTS "")
+if(NOT REMORA_WITH_EXTRA_HOSTS)
+  message(STATUS "Remora extra hosts: off (REMORA_WITH_EXTRA_HOSTS)")
+  return()
+endif()
 
 set(REMORA_WHEEL_CACHE "" CACHE PATH
   "where scripts/setup keeps the extra hosts' wheels (empty: \$REMORA_CACHE, \$XDG_CACHE_HOME/remora or ~/.cache/remora, + /wheels)")
@@ -137,11 +148,10 @@ macro(remora_extra_run host build family network)
     set(REMORA_SUFFIX_${host} -${build})
     set(REMORA_HOST_FAMILY_${host} ${family})
     set(REMORA_HOST_NETWORK_${host} ${network})
+    set(REMORA_BUILD_FAMILY_${build} ${family})
   endif()
 endmacro()
 
-set(REMORA_EXTRA_BUILDS "")
-set(REMORA_EXTRA_HOSTS "")
 if(REMORA_HOST_PREFIX_openmpi5)
   remora_extra_build(openmpi5 ${REMORA_HOST_PREFIX_openmpi5} libmpi.so)
 endif()
@@ -161,6 +171,11 @@ endif()
 foreach(h ${REMORA_EXTRA_HOSTS})
   if(REMORA_HOST_FAMILY_${h} AND NOT REMORA_HOST_FAMILY_${h} IN_LIST REMORA_FLAVOURS)
     set(REMORA_HOST_FAMILY_${h} "")
+  endif()
+endforeach()
+foreach(b ${REMORA_EXTRA_BUILDS})
+  if(REMORA_BUILD_FAMILY_${b} AND NOT REMORA_BUILD_FAMILY_${b} IN_LIST REMORA_FLAVOURS)
+    set(REMORA_BUILD_FAMILY_${b} "")
   endif()
 endforeach()
 message(STATUS "Remora extra hosts: ${REMORA_EXTRA_HOSTS}")
