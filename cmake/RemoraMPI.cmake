@@ -27,6 +27,8 @@ if(NOT REMORA_FLAVOURS)
   message(FATAL_ERROR "no host MPI found (pkg-config ompi-c or mpich); run scripts/setup")
 endif()
 message(STATUS "Remora host MPI flavours: ${REMORA_FLAVOURS}")
+# Open MPI 5, MPICH 5 and Intel MPI, for a subset of the tests.
+include(RemoraExtraHosts)
 
 # The MPI-5 standard ABI (mpi_abi.h, libmpi_abi.so.1: MPICH 5, Intel MPI
 # 2021.19): one more library flavour, "abi" (libremora-abi.so,
@@ -61,10 +63,12 @@ if(REMORA_ABI_INCLUDE_DIR)
   message(STATUS "Remora abi flavour: ${REMORA_ABI_INCLUDE_DIR}/mpi_abi.h (tests: ${REMORA_ABI_MPICC}, ${REMORA_ABI_MPIEXEC})")
 endif()
 
-# remora_mpi_executable(<name> SOURCES ... [LIBS ...] [INCLUDES ...] [INSTALL])
+# remora_mpi_executable(<name> SOURCES ... [LIBS ...] [INCLUDES ...] [INSTALL] [EXTRA_HOSTS])
 # builds <name><suffix> for every flavour; the target of flavour F is <name><suffix_F>.
+# EXTRA_HOSTS: also for every build of the extra hosts (cmake/RemoraExtraHosts.cmake),
+# <name>-<build> (not installed).
 function(remora_mpi_executable name)
-  cmake_parse_arguments(A "INSTALL" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  cmake_parse_arguments(A "INSTALL;EXTRA_HOSTS" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
   foreach(f ${REMORA_FLAVOURS})
     set(t ${name}${REMORA_SUFFIX_${f}})
     add_executable(${t} ${A_SOURCES})
@@ -74,4 +78,11 @@ function(remora_mpi_executable name)
       install(TARGETS ${t} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
     endif()
   endforeach()
+  if(A_EXTRA_HOSTS)
+    foreach(b ${REMORA_EXTRA_BUILDS})
+      add_executable(${name}-${b} ${A_SOURCES})
+      target_link_libraries(${name}-${b} PRIVATE remora-host-${b} Threads::Threads m ${A_LIBS})
+      target_include_directories(${name}-${b} PRIVATE ${A_INCLUDES})
+    endforeach()
+  endif()
 endfunction()

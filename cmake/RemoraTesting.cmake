@@ -1,5 +1,5 @@
 # remora_mpi_test(<name> [SOURCES ...] [TARGET exe] [NP 1 2 ...] [ARGS ...]
-#                 [MODES host remora remora-ucx] [FLAVOURS openmpi mpich]
+#                 [MODES host remora remora-ucx] [FLAVOURS openmpi mpich <extra host>...]
 #                 [TIMEOUT seconds] [LABELS ...] [ENV VAR=value ...])
 #
 # Registers one ctest per (flavour, mode, rank count), named
@@ -15,6 +15,11 @@
 #        In the three Remora modes scripts/mpirun --remora fails the test (exit
 #        65) unless Remora's engine started in every rank (each leaves a mark
 #        in REMORA_SERVED_DIR): no such test can pass over the host alone.
+# FLAVOURS may name extra hosts (openmpi5, mpich5, impi, mpich5-abi,
+# impi-abi: cmake/RemoraExtraHosts.cmake), whose tests also carry the labels
+# extra-hosts and the host's name; their programs are <exe>-<build> (built
+# with remora_mpi_executable(... EXTRA_HOSTS)); hosts on one node only skip
+# the modes across simulated nodes.
 # With SOURCES the executable is built once per flavour (name as target).
 # Every test's limit is REMORA_TEST_TIMEOUT seconds unless it asks for more.
 # The limit catches hangs; it is not a speed test.  The machines that run the
@@ -60,10 +65,19 @@ function(remora_mpi_test name)
       INCLUDES ${PROJECT_SOURCE_DIR}/tests/common)
   endif()
   foreach(f ${A_FLAVOURS})
-    if(NOT f IN_LIST REMORA_FLAVOURS)
+    set(extra_env "")
+    set(extra_labels "")
+    if(f IN_LIST REMORA_EXTRA_HOSTS)
+      # an extra host (cmake/RemoraExtraHosts.cmake): scripts/mpirun is told its prefix
+      remora_extra_host_env(extra_env ${f})
+      set(extra_labels extra-hosts)
+    elseif(NOT f IN_LIST REMORA_FLAVOURS)
       continue()
     endif()
     foreach(mode ${A_MODES})
+      if(extra_labels AND mode MATCHES "^remora-(ucx|nodes2)$" AND NOT REMORA_HOST_NETWORK_${f})
+        continue() # a host on one node only (Intel MPI here)
+      endif()
       set(run ${PROJECT_SOURCE_DIR}/scripts/mpirun --mpi ${f} --timeout ${A_TIMEOUT})
       if(mode STREQUAL "remora")
         list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run)
@@ -82,12 +96,12 @@ function(remora_mpi_test name)
         add_test(NAME ${t} COMMAND ${run} -n ${np} -- ${prog} ${A_ARGS})
         # ctest's own timeout is a backstop: scripts/mpirun kills at A_TIMEOUT first.
         math(EXPR backstop "${A_TIMEOUT} + 30")
-        set(labels mpi ${f} ${mode} ${A_LABELS})
+        set(labels mpi ${f} ${mode} ${A_LABELS} ${extra_labels})
         # the sanitizer run (scripts/test): through Remora, Open MPI, a few rank counts
         if(mode STREQUAL "remora" AND f STREQUAL "openmpi" AND np MATCHES "^(1|2|4)$")
           list(APPEND labels sanitize)
         endif()
-        set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop} LABELS "${labels}" ENVIRONMENT "${A_ENV}")
+        set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop} LABELS "${labels}" ENVIRONMENT "${A_ENV};${extra_env}")
         remora_mpich_network_alone(${t} ${f} ${mode})
       endforeach()
     endforeach()

@@ -338,7 +338,10 @@ def main():
         sections = [section("shmem-bench", shmem_args(a.build, a.quick), a.out),
                     section("microbench", ["--tcp", "--build", a.build] + (["--quick"] if a.quick else []), a.out,
                             "network"),
-                    section("shmem-bench", shmem_args(a.build, a.quick) + ["--tcp"], a.out, "shmem-network")]
+                    section("shmem-bench", shmem_args(a.build, a.quick) + ["--tcp"], a.out, "shmem-network"),
+                    # Open MPI 5, MPICH 5, Intel MPI (if the build has them), alone and through Remora
+                    section("microbench", ["--extra-hosts", "--build", a.build] + (["--quick"] if a.quick else []),
+                            a.out, "extra-hosts")]
     else:
         sections = ["<h2>OpenSHMEM: Remora and Open MPI's OSHMEM</h2><p>Remora is absent.</p>"]
 

@@ -31,24 +31,40 @@
 # each with a command that shows it (run from the source tree after building
 # into build/).
 
-# mtest_program(<name>): <name>.c and the harness, built for every flavour.
+# mtest_program(<name> [EXTRA_HOSTS]): <name>.c and the harness, built for
+# every flavour (and with EXTRA_HOSTS for every build of the extra hosts).
 function(mtest_program name)
-  remora_mpi_executable(${name} SOURCES ${name}.c ${MTEST_COMMON} INCLUDES ${MTEST_INCLUDE})
+  remora_mpi_executable(${name} SOURCES ${name}.c ${MTEST_COMMON} INCLUDES ${MTEST_INCLUDE} ${ARGN})
 endfunction()
 
 # engine_test(<test> [EXE <program>] NP ... [UCX_NP ...] [MPICH_NP ...] [ARGS ...]
-#             [HOST_ENV VAR=value ...] [HOST_ARGS ...] [NO_NODES])
+#             [HOST_ENV VAR=value ...] [HOST_ARGS ...] [NO_NODES]
+#             [EXTRA_HOSTS_NP ...] [EXTRA_HOST_ARGS_FOR <host> <args>...])
 # Without EXE, builds <test>.c as the program <test>.  Registers Open MPI
 # host and remora at NP, remora-ucx at UCX_NP, remora-nodes2 at 4 ranks
 # unless NO_NODES, and MPICH remora and host at MPICH_NP; HOST_ENV and
-# HOST_ARGS go to the host runs only.
+# HOST_ARGS go to the host runs only (they name Debian's hosts' components
+# and bugs: not given to the extra hosts).
+# EXTRA_HOSTS_NP (without EXE): the program is also built for the extra
+# hosts (cmake/RemoraExtraHosts.cmake), and every extra host runs it at
+# those rank counts alone (host), through Remora (remora) and, where it runs
+# across simulated nodes, through Remora with every rank a node (remora-ucx);
+# labels extra-hosts and the host's name; EXTRA_HOST_ARGS_FOR: see
+# mtest_extra_hosts' HOST_ARGS_FOR.
 function(engine_test name)
-  cmake_parse_arguments(A "NO_NODES" "EXE" "NP;UCX_NP;MPICH_NP;ARGS;HOST_ENV;HOST_ARGS" ${ARGN})
+  cmake_parse_arguments(A "NO_NODES" "EXE" "NP;UCX_NP;MPICH_NP;ARGS;HOST_ENV;HOST_ARGS;EXTRA_HOSTS_NP;EXTRA_HOST_ARGS_FOR" ${ARGN})
   if(A_EXE)
     set(exe ${A_EXE})
+  elseif(A_EXTRA_HOSTS_NP)
+    set(exe ${name})
+    mtest_program(${name} EXTRA_HOSTS)
   else()
     set(exe ${name})
     mtest_program(${name})
+  endif()
+  if(A_EXTRA_HOSTS_NP)
+    mtest_extra_hosts(${name} EXE ${exe} NP ${A_EXTRA_HOSTS_NP} ARGS ${A_ARGS} LABELS engine
+      HOST_ARGS_FOR ${A_EXTRA_HOST_ARGS_FOR})
   endif()
   remora_mpi_test(${name} TARGET ${exe} FLAVOURS openmpi MODES host NP ${A_NP} ARGS ${A_ARGS} ${A_HOST_ARGS}
     LABELS engine ENV ${A_HOST_ENV})
@@ -120,6 +136,35 @@ function(mtest_remora name)
       remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${f} MODES remora-nodes2 NP 4
         ARGS ${A_UCX_ARGS} ${A_ARGS} LABELS mpi3)
     endif()
+  endforeach()
+endfunction()
+
+# mtest_extra_hosts(<test> EXE <program> NP ... [ARGS ...] [LABELS ...]
+#                   [HOST_ARGS_FOR <host> <args>...])
+# Every extra host (cmake/RemoraExtraHosts.cmake) runs <program> (built with
+# mtest_program(<program> EXTRA_HOSTS)) at NP ranks alone (host), through
+# Remora (remora) and, where the host runs across simulated nodes, through
+# Remora with every rank a node of its own (remora-ucx).  Labels extra-hosts
+# and the host's name (ctest -L extra-hosts, ctest -L openmpi5).
+# HOST_ARGS_FOR: the run of <host> alone gets <args> after ARGS (a host bug
+# the test must step around, said where it is used).
+function(mtest_extra_hosts name)
+  cmake_parse_arguments(A "" "EXE" "NP;ARGS;LABELS;HOST_ARGS_FOR" ${ARGN})
+  set(for "")
+  set(for_args "")
+  if(A_HOST_ARGS_FOR)
+    list(POP_FRONT A_HOST_ARGS_FOR for)
+    set(for_args ${A_HOST_ARGS_FOR})
+  endif()
+  foreach(h ${REMORA_EXTRA_HOSTS})
+    set(host_args "")
+    if(h STREQUAL for)
+      set(host_args ${for_args})
+    endif()
+    remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${h} MODES host NP ${A_NP} ARGS ${A_ARGS} ${host_args}
+      LABELS ${A_LABELS})
+    remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${h} MODES remora remora-ucx NP ${A_NP} ARGS ${A_ARGS}
+      LABELS ${A_LABELS})
   endforeach()
 endfunction()
 
