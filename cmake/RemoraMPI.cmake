@@ -40,7 +40,12 @@ include(RemoraExtraHosts)
 # It is a library flavour only: the tools, benchmarks and tests are built for
 # REMORA_FLAVOURS, and tests/abi builds its programs with the ABI's own
 # compiler wrapper (REMORA_ABI_MPICC) and runs them with REMORA_ABI_MPIEXEC.
-set(REMORA_ABI_INCLUDE_DIR "" CACHE PATH "directory of the MPI-5 standard ABI header mpi_abi.h; empty: no abi flavour")
+# Without it, MPICH 5's header when that extra host is there.
+set(REMORA_ABI_INCLUDE_DIR "" CACHE PATH
+  "directory of the MPI-5 standard ABI header mpi_abi.h; empty: the mpich5 extra host's, if any, else no abi flavour")
+if(NOT REMORA_ABI_INCLUDE_DIR AND REMORA_HOST_PREFIX_mpich5 AND EXISTS ${REMORA_HOST_PREFIX_mpich5}/include/mpi_abi.h)
+  set(REMORA_ABI_INCLUDE_DIR ${REMORA_HOST_PREFIX_mpich5}/include)
+endif()
 set(REMORA_LIB_FLAVOURS ${REMORA_FLAVOURS})
 if(REMORA_ABI_INCLUDE_DIR)
   if(NOT EXISTS ${REMORA_ABI_INCLUDE_DIR}/mpi_abi.h)
