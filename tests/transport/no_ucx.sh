@@ -9,8 +9,8 @@
 #      warns once why it has no network, a window on MPI_COMM_SELF still
 #      works, and the job ends with exit 0 (no_network error);
 #   3. the same under MPI_ERRORS_ARE_FATAL (--no-isolate, named POSIX
-#      segments: REMORA_SHM=posix): the job ends nonzero through the MPI
-#      error (Remora's message), not by a signal, and leaves no segment of
+#      segments: REMORA_SHM=posix): the job ends with an abort's nonzero
+#      exit status, not by a signal, and leaves no segment of
 #      its processes in /dev/shm (/dev/shm/remora-<pid>-<serial>,
 #      src/runtime/segment.c) and no process.
 # Each job has scripts/mpirun's --timeout (exit 124: a hang) and ctest's limit
@@ -21,7 +21,7 @@ export REMORA_UCX_LIB=/nonexistent/remora-no-ucx/libucp.so.0
 limit=${NO_UCX_LIMIT:-120} # seconds per job (a mutation check may shorten it)
 fail=0
 warning="no UCX for Remora's network transport"
-crash='signal [0-9]|Segmentation fault|SIGSEGV|SIGBUS|SIGABRT|core dumped|EXIT CODE: 1[3-9][0-9]'
+crash='signal [0-9]|KILLED BY SIGNAL|Segmentation fault|SIGSEGV|SIGBUS|SIGABRT|core dumped|EXIT CODE: 1[3-9][0-9]'
 
 run() { # label, mpirun options..., -- program args
   local label=$1; shift
@@ -53,10 +53,15 @@ run "across nodes, MPI_ERRORS_RETURN" --transport ucx -n 2 -- "$prog" error
 
 # 3. across nodes, errors fatal, named segments on this machine's /dev/shm
 REMORA_SHM=posix run "across nodes, MPI_ERRORS_ARE_FATAL" --transport ucx --no-isolate -n 2 -- "$prog" fatal
-[[ $rc != 0 ]] || { echo "FAIL fatal: the job exited 0"; fail=1; }
+# Ended by the MPI error's abort: an exit status, not the limit nor a signal
+# (Open MPI's mpiexec exits 128 + N; MPICH's exits N, but prints "... EXIT
+# STRING: Segmentation fault (signal 11)" itself, which run's crash pattern
+# catches).  Remora's message ("fatal: MPI_Win_allocate: ... connecting the
+# window's processes") is not required: MPICH's launcher may kill the ranks
+# before it forwards their last lines.
+((rc > 0 && rc < 124)) || { echo "FAIL fatal: exit $rc, not an abort's exit status"; fail=1; }
 [[ $(count "survived") == 0 ]] || { echo "FAIL fatal: a window across nodes was made without a network"; fail=1; }
 [[ $(count "$warning") -ge 1 ]] || { echo "FAIL fatal: no warning about UCX"; fail=1; }
-grep -q "connecting the window's processes" <<<"$out" || { echo "FAIL fatal: Remora's error is not in the output"; fail=1; }
 pids=$(sed -n 's/^rank [0-9]* pid \([0-9]*\)$/\1/p' <<<"$out" | sort -u)
 [[ $(wc -w <<<"$pids") == 2 ]] || { echo "FAIL fatal: not every rank told its pid"; fail=1; }
 for _ in $(seq 50); do
