@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
-#include <ucp/api/ucp.h>
 #include <unistd.h>
 
 #include "runtime/bootstrap.h"
@@ -16,6 +15,7 @@
 #include "transport/mapped.h"
 #include "transport/net.h"
 #include "transport/ucx.h"
+#include "transport/ucx_api.h"
 
 /* An origin's unpacked remote key: one ucp_rkey_h per instance (an rkey
  * belongs to an endpoint), made on first use. */
@@ -69,10 +69,10 @@ static int instance_init(struct instance *in, int id)
     pthread_mutex_init(&in->lock, NULL);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    if (!in->eps || !in->dirty || !in->owes || ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK ||
+    if (!in->eps || !in->dirty || !in->owes || remora_ucx.ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK ||
         remora_msg_worker_init(in) != REMORA_OK)
         return -1;
-    if (ucp_worker_get_efd(in->worker, &in->efd) != UCS_OK)
+    if (remora_ucx.ucp_worker_get_efd(in->worker, &in->efd) != UCS_OK)
         in->efd = -1;
     return 0;
 }
@@ -80,18 +80,18 @@ static int instance_init(struct instance *in, int id)
 static void instance_destroy(struct instance *in)
 {
     for (int i = 0; i < in->nfetch; i++) /* never flushed: nobody waits for their replies */
-        ucp_request_free(in->fetch[i].req);
+        remora_ucx.ucp_request_free(in->fetch[i].req);
     for (int r = 0; in->eps && r < remora_ctx.world_size; r++)
         if (in->eps[r]) {
             ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
-            ucs_status_ptr_t req = ucp_ep_close_nbx(in->eps[r], &prm);
-            while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
-                ucp_worker_progress(in->worker);
+            ucs_status_ptr_t req = remora_ucx.ucp_ep_close_nbx(in->eps[r], &prm);
+            while (UCS_PTR_IS_PTR(req) && remora_ucx.ucp_request_check_status(req) == UCS_INPROGRESS)
+                remora_ucx.ucp_worker_progress(in->worker);
             if (UCS_PTR_IS_PTR(req))
-                ucp_request_free(req);
+                remora_ucx.ucp_request_free(req);
         }
     if (in->worker)
-        ucp_worker_destroy(in->worker);
+        remora_ucx.ucp_worker_destroy(in->worker);
     remora_msg_free(in);
     free(in->eps);
     free(in->dirty);
@@ -108,9 +108,12 @@ static void thread_exit(void *arg)
 
 static void *progress_main(void *arg);
 
-/* Start-up on first need (thread safe). */
+/* Start-up on first need (thread safe).  Without a usable UCX (ucx_api.c
+ * said why, once) the network does not start. */
 static int start(void)
 {
+    if (remora_ucx_load() != REMORA_OK)
+        return REMORA_ERR_UNREACHABLE;
     pthread_mutex_lock(&net.init_lock);
     if (net.ready) {
         pthread_mutex_unlock(&net.init_lock);
@@ -123,27 +126,27 @@ static int start(void)
         .mt_workers_shared = 1,
         .estimated_num_eps = (size_t)remora_ctx.world_size,
     };
-    int ok = ucp_config_read(NULL, NULL, &cfg) == UCS_OK;
+    int ok = remora_ucx.ucp_config_read(NULL, NULL, &cfg) == UCS_OK;
     /* REMORA_UCX_TLS picks Remora's transports without changing those of
      * the host MPI's own UCX (UCX_TLS would set both). */
     const char *tls = getenv("REMORA_UCX_TLS");
-    if (ok && tls && *tls && ucp_config_modify(cfg, "TLS", tls) != UCS_OK) {
+    if (ok && tls && *tls && remora_ucx.ucp_config_modify(cfg, "TLS", tls) != UCS_OK) {
         remora_log(REMORA_LOG_ERROR, "REMORA_UCX_TLS=%s is not a UCX transport list", tls);
         ok = 0;
-        ucp_config_release(cfg);
+        remora_ucx.ucp_config_release(cfg);
     }
     if (ok) {
-        ok = ucp_init(&prm, cfg, &net.ctx) == UCS_OK;
-        ucp_config_release(cfg);
+        ok = remora_ucx.ucp_init_version(REMORA_UCX_API_MAJOR, REMORA_UCX_API_MINOR, &prm, cfg, &net.ctx) == UCS_OK;
+        remora_ucx.ucp_config_release(cfg);
     }
     ok = ok && instance_init(&net.target, -1) == 0;
     ucp_address_t *addr = NULL;
-    ok = ok && ucp_worker_get_address(net.target.worker, &addr, &net.my_addr_len) == UCS_OK;
+    ok = ok && remora_ucx.ucp_worker_get_address(net.target.worker, &addr, &net.my_addr_len) == UCS_OK;
     if (ok) {
         net.my_addr = malloc(net.my_addr_len);
         if (net.my_addr)
             memcpy(net.my_addr, addr, net.my_addr_len);
-        ucp_worker_release_address(net.target.worker, addr);
+        remora_ucx.ucp_worker_release_address(net.target.worker, addr);
     }
     net.peer_addr = calloc((size_t)remora_ctx.world_size, sizeof *net.peer_addr);
     ok = ok && net.my_addr && net.peer_addr;
@@ -169,7 +172,7 @@ static void stop_progress_thread(void)
     if (!net.progress_started)
         return;
     atomic_store(&net.progress_stop, 1);
-    ucp_worker_signal(net.target.worker);
+    remora_ucx.ucp_worker_signal(net.target.worker);
     if (write(net.kick_fd, &(uint64_t){1}, sizeof(uint64_t)) < 0) {
         /* the counter is full: the thread wakes anyway */
     }
@@ -195,7 +198,7 @@ void remora_net_finalize(void)
     free(net.peer_addr);
     free(net.my_addr);
     pthread_key_delete(net.thread_key);
-    ucp_cleanup(net.ctx);
+    remora_ucx.ucp_cleanup(net.ctx);
     net.ready = 0;
 }
 
@@ -251,7 +254,7 @@ ucp_ep_h remora_ucx_endpoint(struct instance *in, int proc)
     }
     ucp_ep_params_t prm = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
                            .address = (const ucp_address_t *)net.peer_addr[proc]};
-    if (ucp_ep_create(in->worker, &prm, &ep) != UCS_OK) {
+    if (remora_ucx.ucp_ep_create(in->worker, &prm, &ep) != UCS_OK) {
         remora_log(REMORA_LOG_ERROR, "cannot connect to process %d through UCX", proc);
         return NULL;
     }
@@ -264,7 +267,7 @@ static ucp_rkey_h rkey_for(struct instance *in, ucp_ep_h ep, struct net_key *k)
     ucp_rkey_h rk = atomic_load_explicit(&k->unpacked[in->id], memory_order_acquire);
     if (__builtin_expect(rk != NULL, 1))
         return rk;
-    if (ucp_ep_rkey_unpack(ep, k->packed, &rk) != UCS_OK)
+    if (remora_ucx.ucp_ep_rkey_unpack(ep, k->packed, &rk) != UCS_OK)
         return NULL;
     atomic_store_explicit(&k->unpacked[in->id], rk, memory_order_release);
     return rk;
@@ -342,7 +345,7 @@ static unsigned progress_target(void)
 {
     unsigned did = 0;
     if (pthread_mutex_trylock(&net.target.lock) == 0) {
-        did = ucp_worker_progress(net.target.worker);
+        did = remora_ucx.ucp_worker_progress(net.target.worker);
         if (did)
             remora_ucx_served();
         pthread_mutex_unlock(&net.target.lock);
@@ -392,7 +395,7 @@ static void kick_progress_thread(void)
 /* Sleep until worker `in` (locked) has an event, unless it has work right now. */
 static void sleep_on(struct instance *in)
 {
-    if (ucp_worker_arm(in->worker) == UCS_OK)
+    if (remora_ucx.ucp_worker_arm(in->worker) == UCS_OK)
         poll(&(struct pollfd){.fd = in->efd, .events = POLLIN}, 1, -1);
 }
 
@@ -405,7 +408,7 @@ int remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg)
 {
     uint64_t sleep_at = 0;
     for (unsigned idle = 0; !done(arg);) {
-        if (ucp_worker_progress(in->worker))
+        if (remora_ucx.ucp_worker_progress(in->worker))
             continue;
         progress_target();
         if (++idle % 64 || in->efd < 0 || !atomic_load_explicit(&net.progress_running, memory_order_relaxed))
@@ -421,7 +424,7 @@ int remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg)
     return REMORA_OK;
 }
 
-static int request_done(void *r) { return ucp_request_check_status(r) != UCS_INPROGRESS; }
+static int request_done(void *r) { return remora_ucx.ucp_request_check_status(r) != UCS_INPROGRESS; }
 
 /* Wait for request r of instance in (locked). */
 static int wait(struct instance *in, ucs_status_ptr_t r)
@@ -429,8 +432,8 @@ static int wait(struct instance *in, ucs_status_ptr_t r)
     if (!UCS_PTR_IS_PTR(r))
         return UCS_PTR_STATUS(r) == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
     remora_ucx_wait_until(in, request_done, r);
-    ucs_status_t st = ucp_request_check_status(r);
-    ucp_request_free(r);
+    ucs_status_t st = remora_ucx.ucp_request_check_status(r);
+    remora_ucx.ucp_request_free(r);
     return st == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
 }
 
@@ -440,7 +443,7 @@ static int posted(ucs_status_ptr_t r)
     if (UCS_PTR_IS_ERR(r))
         return REMORA_ERR_IO;
     if (r)
-        ucp_request_free(r);
+        remora_ucx.ucp_request_free(r);
     return REMORA_OK;
 }
 
@@ -466,7 +469,7 @@ static void start_progress_thread(void)
 /* Progress the target worker (locked) until it has no work left. */
 static void serve_target(void)
 {
-    while (ucp_worker_progress(net.target.worker))
+    while (remora_ucx.ucp_worker_progress(net.target.worker))
         remora_ucx_served();
 }
 
@@ -508,7 +511,7 @@ static void *progress_main(void *arg)
             nanosleep(&(struct timespec){0, 50000}, NULL);
             continue;
         }
-        ucs_status_t armed = ucp_worker_arm(net.target.worker);
+        ucs_status_t armed = remora_ucx.ucp_worker_arm(net.target.worker);
         pthread_mutex_unlock(&net.target.lock);
         if (armed == UCS_OK)
             poll(&(struct pollfd){.fd = net.target.efd, .events = POLLIN}, 1, -1);
@@ -536,7 +539,7 @@ static void learn_lanes(int proc)
         ucp_ep_h ep = remora_ucx_endpoint(in, proc);
         FILE *f = ep ? open_memstream(&text, &size) : NULL;
         if (f) {
-            ucp_ep_print_info(ep, f);
+            remora_ucx.ucp_ep_print_info(ep, f);
             fclose(f);
         }
         pthread_mutex_unlock(&in->lock);
@@ -629,23 +632,23 @@ int remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t
                                 .address = (void *)lo,
                                 .length = hi - lo};
     ucp_mem_h memh;
-    if (ucp_mem_map(net.ctx, &prm, &memh) != UCS_OK)
+    if (remora_ucx.ucp_mem_map(net.ctx, &prm, &memh) != UCS_OK)
         return REMORA_ERR_NO_MEM;
     void *buf;
     size_t blen;
-    if (ucp_rkey_pack(net.ctx, memh, &buf, &blen) != UCS_OK) {
-        ucp_mem_unmap(net.ctx, memh);
+    if (remora_ucx.ucp_rkey_pack(net.ctx, memh, &buf, &blen) != UCS_OK) {
+        remora_ucx.ucp_mem_unmap(net.ctx, memh);
         return REMORA_ERR_NO_MEM;
     }
     if (blen > cap) {
         remora_log(REMORA_LOG_ERROR, "a UCX remote key of %zu bytes does not fit in %zu", blen, cap);
-        ucp_rkey_buffer_release(buf);
-        ucp_mem_unmap(net.ctx, memh);
+        remora_ucx.ucp_rkey_buffer_release(buf);
+        remora_ucx.ucp_mem_unmap(net.ctx, memh);
         return REMORA_ERR_NO_MEM;
     }
     memcpy(packed, buf, blen);
     *packed_len = blen;
-    ucp_rkey_buffer_release(buf);
+    remora_ucx.ucp_rkey_buffer_release(buf);
     *reg = memh;
     return REMORA_OK;
 }
@@ -653,7 +656,7 @@ int remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t
 void remora_net_deregister(void *reg)
 {
     if (reg)
-        ucp_mem_unmap(net.ctx, reg);
+        remora_ucx.ucp_mem_unmap(net.ctx, reg);
 }
 
 int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out)
@@ -681,7 +684,7 @@ static void net_release(struct remora_rmem *m)
         return;
     for (int i = 0; i < MAX_INSTANCES; i++)
         if (k->unpacked[i])
-            ucp_rkey_destroy(k->unpacked[i]);
+            remora_ucx.ucp_rkey_destroy(k->unpacked[i]);
     free(k);
     m->key = NULL;
 }
@@ -726,8 +729,8 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
             continue;
         }
         uint64_t raddr = m->base + v[i].off;
-        st = posted(put ? ucp_put_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm)
-                        : ucp_get_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm));
+        st = posted(put ? remora_ucx.ucp_put_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm)
+                        : remora_ucx.ucp_get_nbx(ep, v[i].local, v[i].len, raddr, rk, &prm));
         in->dirty[m->proc] = 1;
         owe(in, m->proc);
         i++;
@@ -805,8 +808,8 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
     } else {
         ucp_request_param_t prm = {0};
         uint64_t raddr = m->base + off;
-        st = wait(in, put ? ucp_put_nbx(ep, local, len, raddr, rk, &prm)
-                          : ucp_get_nbx(ep, local, len, raddr, rk, &prm));
+        st = wait(in, put ? remora_ucx.ucp_put_nbx(ep, local, len, raddr, rk, &prm)
+                          : remora_ucx.ucp_get_nbx(ep, local, len, raddr, rk, &prm));
         if (put)
             in->dirty[m->proc] = 1, owe(in, m->proc);
     }
@@ -865,7 +868,7 @@ static ucs_status_ptr_t post_amo(ucp_ep_h ep, ucp_rkey_h rk, uint64_t raddr, siz
         prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         prm.reply_buffer = reply;
     }
-    return ucp_atomic_op_nbx(ep, ucp_op_of(op), x, 1, raddr, rk, &prm);
+    return remora_ucx.ucp_atomic_op_nbx(ep, ucp_op_of(op), x, 1, raddr, rk, &prm);
 }
 
 /* A 4- or 8-byte network atomic. */
@@ -1108,7 +1111,7 @@ static int flush_instance(struct instance *in, int proc)
     }
     if (proc >= 0) {
         if (in->dirty[proc] && in->eps[proc]) {
-            int s = wait(in, ucp_ep_flush_nbx(in->eps[proc], &prm));
+            int s = wait(in, remora_ucx.ucp_ep_flush_nbx(in->eps[proc], &prm));
             st = st != REMORA_OK ? st : s;
             in->dirty[proc] = 0;
         }
@@ -1116,7 +1119,7 @@ static int flush_instance(struct instance *in, int proc)
     } else {
         for (int r = 0; r < remora_ctx.world_size; r++)
             atomic_store_explicit(&in->owes[r], 0, memory_order_relaxed);
-        int s = wait(in, ucp_worker_flush_nbx(in->worker, &prm));
+        int s = wait(in, remora_ucx.ucp_worker_flush_nbx(in->worker, &prm));
         st = st != REMORA_OK ? st : s;
         memset(in->dirty, 0, (size_t)remora_ctx.world_size);
         if (!in->nfetch && !atomic_load_explicit(&in->gathered, memory_order_relaxed) && !remora_msg_waiting(in, -1))
@@ -1181,7 +1184,7 @@ void remora_net_progress(void)
         return;
     struct instance *in = my_instance;
     if (in && pthread_mutex_trylock(&in->lock) == 0) {
-        ucp_worker_progress(in->worker);
+        remora_ucx.ucp_worker_progress(in->worker);
         pthread_mutex_unlock(&in->lock);
     }
     progress_target();

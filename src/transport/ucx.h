@@ -1,14 +1,15 @@
 /* The net transport's own header, shared by its files (ucx.c: UCX's context,
  * the communication resource instances, progress, wire-up, keys and UCX's
  * RMA and atomics; ucx_msg.c: RMA by Remora's own messages, for networks whose
- * RMA UCX carries out in software).  Nothing outside transport/ includes it. */
+ * RMA UCX carries out in software).  Nothing outside transport/ includes it.
+ * Both call UCX only through remora_ucx (ucx_api.h): Remora links no UCX. */
 #ifndef REMORA_TRANSPORT_UCX_H
 #define REMORA_TRANSPORT_UCX_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <ucp/api/ucp.h>
+#include "transport/ucx_api.h"
 
 #include "transport/transport.h"
 

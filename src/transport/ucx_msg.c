@@ -148,7 +148,7 @@ static void sent(void *request, ucs_status_t status, void *buf)
 {
     (void)status; /* a send that fails fails its reply too: the flush waits for that */
     free(buf);
-    ucp_request_free(request);
+    remora_ucx.ucp_request_free(request);
 }
 
 /* Send buf[len] (ours to free) on ep as message `id`. */
@@ -160,7 +160,7 @@ static int send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply
         .cb.send = sent,
         .user_data = buf,
     };
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, NULL, 0, buf, len, &prm);
+    ucs_status_ptr_t r = remora_ucx.ucp_am_send_nbx(ep, id, NULL, 0, buf, len, &prm);
     if (UCS_PTR_IS_PTR(r))
         return REMORA_OK;
     free(buf);
@@ -663,7 +663,7 @@ static void rndv_finish(struct rndv_recv *rv, ucs_status_t status, size_t length
     if (status == UCS_OK)
         handle(rv->target, rv->buf, length, rv->reply_ep);
     else
-        remora_log(REMORA_LOG_ERROR, "receiving an RMA message failed: %s", ucs_status_string(status));
+        remora_log(REMORA_LOG_ERROR, "receiving an RMA message failed: %s", remora_ucx.ucs_status_string(status));
     free(rv->buf);
     free(rv);
 }
@@ -671,7 +671,7 @@ static void rndv_finish(struct rndv_recv *rv, ucs_status_t status, size_t length
 static void rndv_done(void *request, ucs_status_t status, size_t length, void *arg)
 {
     rndv_finish(arg, status, length);
-    ucp_request_free(request);
+    remora_ucx.ucp_request_free(request);
 }
 
 /* arg: the instance whose worker received it (the target worker: requests).
@@ -701,7 +701,7 @@ static ucs_status_t receive(void *arg, const void *header, size_t header_length,
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                                .cb.recv_am = rndv_done,
                                .user_data = rv};
-    ucs_status_ptr_t r = ucp_am_recv_data_nbx(in->worker, data, buf, length, &prm);
+    ucs_status_ptr_t r = remora_ucx.ucp_am_recv_data_nbx(in->worker, data, buf, length, &prm);
     if (!UCS_PTR_IS_PTR(r))
         rndv_finish(rv, UCS_PTR_STATUS(r), length);
     return UCS_INPROGRESS;
@@ -717,5 +717,5 @@ int remora_msg_worker_init(struct instance *in)
         .arg = in,
         .flags = UCP_AM_FLAG_WHOLE_MSG,
     };
-    return ucp_worker_set_am_recv_handler(in->worker, &prm) == UCS_OK ? REMORA_OK : REMORA_ERR_NO_MEM;
+    return remora_ucx.ucp_worker_set_am_recv_handler(in->worker, &prm) == UCS_OK ? REMORA_OK : REMORA_ERR_NO_MEM;
 }

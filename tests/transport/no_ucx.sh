@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# no_ucx.sh MPIRUN REMORA_RUN PROGRAM FLAVOUR
+# Remora without a usable UCX (REMORA_UCX_LIB names a missing file: with
+# Open MPI nothing loads; with MPICH, whose library links UCX, the setting
+# names a second copy and is refused).  PROGRAM is no_network.c.
+#   1. on one node: RMA works (no_network ok), nothing about UCX is said;
+#   2. on simulated nodes (isolated, one rank each): window creation across
+#      nodes returns an MPI error class under MPI_ERRORS_RETURN, each process
+#      warns once why it has no network, a window on MPI_COMM_SELF still
+#      works, and the job ends with exit 0 (no_network error);
+#   3. the same under MPI_ERRORS_ARE_FATAL (--no-isolate, named POSIX
+#      segments: REMORA_SHM=posix): the job ends with an abort's nonzero
+#      exit status, not by a signal, and leaves no segment of
+#      its processes in /dev/shm (/dev/shm/remora-<pid>-<serial>,
+#      src/runtime/segment.c) and no process.
+# Each job has scripts/mpirun's --timeout (exit 124: a hang) and ctest's limit
+# behind it.
+set -uo pipefail
+mpirun=$1 remora_run=$2 prog=$3 flavour=$4
+export REMORA_UCX_LIB=/nonexistent/remora-no-ucx/libucp.so.0
+limit=${NO_UCX_LIMIT:-120} # seconds per job (a mutation check may shorten it)
+fail=0
+warning="no UCX for Remora's network transport"
+crash='signal [0-9]|KILLED BY SIGNAL|Segmentation fault|SIGSEGV|SIGBUS|SIGABRT|core dumped|EXIT CODE: 1[3-9][0-9]'
+
+run() { # label, mpirun options..., -- program args
+  local label=$1; shift
+  out=$("$mpirun" --mpi "$flavour" --timeout "$limit" --remora "$remora_run" "$@" 2>&1)
+  rc=$?
+  echo "---- $label (exit $rc)"
+  echo "$out" | head -40
+  [[ $rc != 124 ]] || { echo "FAIL $label: the job hung (killed after ${limit} s)"; fail=1; }
+  [[ $rc != 65 ]] || { echo "FAIL $label: a rank ran over the host MPI alone, not through Remora"; fail=1; }
+  ! grep -qE "$crash" <<<"$out" || { echo "FAIL $label: a process crashed"; fail=1; }
+  ! grep -q "^FAIL" <<<"$out" || { echo "FAIL $label: the program's checks failed"; fail=1; }
+}
+
+count() { grep -c -- "$1" <<<"$out"; }
+
+# 1. one node
+run "one node" -n 2 -- "$prog" ok
+[[ $rc == 0 ]] || { echo "FAIL one node: exit $rc"; fail=1; }
+[[ $(count "^rank [0-9]* ok$") == 2 ]] || { echo "FAIL one node: not every rank checked its RMA"; fail=1; }
+[[ $(count "$warning") == 0 ]] || { echo "FAIL one node: the network was started (and warned) though no peer is off the node"; fail=1; }
+
+# 2. across nodes, errors returned
+run "across nodes, MPI_ERRORS_RETURN" --transport ucx -n 2 -- "$prog" error
+[[ $rc == 0 ]] || { echo "FAIL across nodes: exit $rc"; fail=1; }
+[[ $(count "^rank [0-9]* clean$") == 2 ]] || { echo "FAIL across nodes: not every rank got through"; fail=1; }
+[[ $(count ": MPI_Win_allocate: class [0-9]") == 2 && $(count ": MPI_Win_create: class [0-9]") == 2 ]] ||
+  { echo "FAIL across nodes: not every rank's window creation returned an error class"; fail=1; }
+[[ $(count "$warning") == 2 ]] || { echo "FAIL across nodes: not one warning per process"; fail=1; }
+
+# 3. across nodes, errors fatal, named segments on this machine's /dev/shm
+REMORA_SHM=posix run "across nodes, MPI_ERRORS_ARE_FATAL" --transport ucx --no-isolate -n 2 -- "$prog" fatal
+# Ended by the MPI error's abort: an exit status, not the limit nor a signal
+# (Open MPI's mpiexec exits 128 + N; MPICH's exits N, but prints "... EXIT
+# STRING: Segmentation fault (signal 11)" itself, which run's crash pattern
+# catches).  Remora's message ("fatal: MPI_Win_allocate: ... connecting the
+# window's processes") is not required: MPICH's launcher may kill the ranks
+# before it forwards their last lines.
+((rc > 0 && rc < 124)) || { echo "FAIL fatal: exit $rc, not an abort's exit status"; fail=1; }
+[[ $(count "survived") == 0 ]] || { echo "FAIL fatal: a window across nodes was made without a network"; fail=1; }
+[[ $(count "$warning") -ge 1 ]] || { echo "FAIL fatal: no warning about UCX"; fail=1; }
+pids=$(sed -n 's/^rank [0-9]* pid \([0-9]*\)$/\1/p' <<<"$out" | sort -u)
+[[ $(wc -w <<<"$pids") == 2 ]] || { echo "FAIL fatal: not every rank told its pid"; fail=1; }
+for _ in $(seq 50); do
+  alive=""
+  for p in $pids; do [[ -e /proc/$p ]] && alive+=" $p"; done
+  [[ -n $alive ]] || break
+  sleep 0.1
+done
+[[ -z $alive ]] || { echo "FAIL fatal: processes of the job left:$alive"; fail=1; for p in $alive; do kill -9 "$p" 2>/dev/null; done; }
+left=""
+for p in $pids; do left+=$(cd /dev/shm && ls -d "remora-$p-"* 2>/dev/null | tr '\n' ' '); done
+[[ -z $left ]] || { echo "FAIL fatal: left in /dev/shm: $left"; fail=1; (cd /dev/shm && rm -f $left); }
+
+[[ $fail == 0 ]] && echo "without UCX: RMA on the node works, across nodes an MPI error, no crash, no hang, nothing left"
+exit $fail
