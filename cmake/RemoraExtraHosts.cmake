@@ -186,3 +186,28 @@ function(remora_extra_host_env var host)
   string(REGEX REPLACE "-abi$" "" base ${host})
   set(${var} REMORA_HOST_${base}=${REMORA_HOST_PREFIX_${base}} PARENT_SCOPE)
 endfunction()
+
+# remora_extra_oshcc(<flavour-var> <wrapper-var> <build>): the Remora library
+# flavour whose libremora-shmem serves OpenSHMEM programs of build B (its
+# ABI's: the abi flavour for the MPI-5 ABI, when built) and B's compiler
+# wrapper (mpicc, mpicc_abi), or "" for both when there is none: what
+# oshcc-<build> is made of (cmake/RemoraShmemTools.cmake).
+function(remora_extra_oshcc fvar wvar b)
+  set(f ${REMORA_BUILD_FAMILY_${b}})
+  set(wrapper mpicc)
+  if(b MATCHES "-abi$")
+    set(f "")
+    if("abi" IN_LIST REMORA_LIB_FLAVOURS)
+      set(f abi)
+    endif()
+    set(wrapper mpicc_abi)
+  endif()
+  string(REGEX REPLACE "-abi$" "" base ${b})
+  set(path ${REMORA_HOST_PREFIX_${base}}/bin/${wrapper})
+  if(NOT f OR NOT EXISTS ${path})
+    set(f "")
+    set(path "")
+  endif()
+  set(${fvar} ${f} PARENT_SCOPE)
+  set(${wvar} ${path} PARENT_SCOPE)
+endfunction()

@@ -34,11 +34,16 @@ function(remora_shmem_from_bindir out dir)
   set(${out} "\$here/${rel}" PARENT_SCOPE)
 endfunction()
 
-# remora_shmem_tool(<template> <name>): build/bin/<name> and its installed twin,
-# from the OSH_* variables of the caller (the *_BUILD / *_INSTALL pairs).
+# remora_shmem_tool(<template> <name> [BUILD_ONLY]): build/bin/<name> and its
+# installed twin (BUILD_ONLY: none), from the OSH_* variables of the caller
+# (the *_BUILD / *_INSTALL pairs).
 function(remora_shmem_tool template name)
   set(OSH_NAME ${name})
-  foreach(where BUILD INSTALL)
+  set(wheres BUILD INSTALL)
+  if(ARGN STREQUAL "BUILD_ONLY")
+    set(wheres BUILD)
+  endif()
+  foreach(where ${wheres})
     foreach(v INCDIR LIBDIR LAUNCHER)
       set(OSH_${v} "${OSH_${v}_${where}}")
     endforeach()
@@ -50,6 +55,9 @@ function(remora_shmem_tool template name)
     configure_file(${PROJECT_SOURCE_DIR}/scripts/${template} ${out} @ONLY
       FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   endforeach()
+  if(ARGN STREQUAL "BUILD_ONLY")
+    return()
+  endif()
   # the prefix as of the install (cmake --install --prefix P), not of the configure
   set(dest "\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${name}")
   if(IS_ABSOLUTE ${CMAKE_INSTALL_BINDIR})
@@ -116,5 +124,37 @@ foreach(f ${REMORA_FLAVOURS})
 endforeach()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/mpirun ${PROJECT_SOURCE_DIR}/scripts/simnode
   DESTINATION ${REMORA_SHMEM_TOOLS_LIBEXEC})
+
+# The extra hosts (cmake/RemoraExtraHosts.cmake), in build/bin only (they
+# live in the build tree): oshcc-<build> is that MPI's own compiler wrapper
+# (mpicc; mpicc_abi for the MPI-5 ABI) with Remora's shmem.h and the
+# libremora-shmem of its ABI (which links no MPI and no UCX: the program's
+# MPI library and the UCX it loads serve it); oshrun-<host> is scripts/mpirun
+# --mpi <host>.  E.g. oshcc-openmpi5 prog.c -o prog; oshrun-openmpi5 -n 4 ./prog.
+foreach(b ${REMORA_EXTRA_BUILDS})
+  remora_extra_oshcc(f OSH_MPI_WRAPPER ${b})
+  if(NOT f)
+    continue()
+  endif()
+  set(OSH_FLAVOUR "${f} (the ${b} extra host)")
+  set(OSH_LIB remora-shmem${REMORA_SUFFIX_${f}})
+  set(OSH_SANITIZE "")
+  set(OSH_INCDIR_BUILD ${PROJECT_BINARY_DIR}/include)
+  set(OSH_LIBDIR_BUILD ${CMAKE_LIBRARY_OUTPUT_DIRECTORY})
+  set(OSH_LANG C)
+  set(OSH_DEFAULT_STD -std=gnu11)
+  remora_shmem_tool(oshcc.in oshcc-${b} BUILD_ONLY)
+endforeach()
+foreach(h ${REMORA_EXTRA_HOSTS})
+  string(REGEX REPLACE "^-" "" b ${REMORA_SUFFIX_${h}})
+  remora_extra_oshcc(f w ${b})
+  if(NOT f)
+    continue()
+  endif()
+  set(OSH_FLAVOUR ${h})
+  set(OSH_CC_NAME oshcc-${b})
+  set(OSH_LAUNCHER_BUILD ${PROJECT_SOURCE_DIR}/scripts/mpirun)
+  remora_shmem_tool(oshrun.in oshrun-${h} BUILD_ONLY)
+endforeach()
 
 add_subdirectory(${PROJECT_SOURCE_DIR}/bench/shmem ${PROJECT_BINARY_DIR}/bench/shmem)
