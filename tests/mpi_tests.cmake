@@ -146,8 +146,9 @@ endfunction()
 # Remora (remora) and, where the host runs across simulated nodes, through
 # Remora with every rank a node of its own (remora-ucx).  Labels extra-hosts
 # and the host's name (ctest -L extra-hosts, ctest -L openmpi5).
-# HOST_ARGS_FOR: the run of <host> alone gets <args> after ARGS (a host bug
-# the test must step around, said where it is used).
+# HOST_ARGS_FOR: the runs alone of the hosts whose names match the regular
+# expression <host> (whole names) get <args> after ARGS (a host bug the test
+# must step around, said where it is used).
 function(mtest_extra_hosts name)
   cmake_parse_arguments(A "" "EXE" "NP;ARGS;LABELS;HOST_ARGS_FOR" ${ARGN})
   set(for "")
@@ -158,7 +159,7 @@ function(mtest_extra_hosts name)
   endif()
   foreach(h ${REMORA_EXTRA_HOSTS})
     set(host_args "")
-    if(h STREQUAL for)
+    if(for AND h MATCHES "^(${for})$")
       set(host_args ${for_args})
     endif()
     remora_mpi_test(${name} TARGET ${A_EXE} FLAVOURS ${h} MODES host NP ${A_NP} ARGS ${A_ARGS} ${host_args}
