@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/acc_call.h"
+#include "transport/mapped.h"
 
 /* What the owner needs to apply a piece: REMORA_APPLY_HEAD bytes. */
 struct owner_head {
@@ -31,17 +32,6 @@ union elem {
     unsigned char b[64];
 };
 
-/* Copies of len bytes, fixed sizes inline (no call into libc per element). */
-static inline void copy_small(char *to, const char *from, size_t len)
-{
-    switch (len) {
-    case 4: memcpy(to, from, 4); break;
-    case 8: memcpy(to, from, 8); break;
-    case 16: memcpy(to, from, 16); break;
-    default: memcpy(to, from, len); break;
-    }
-}
-
 /* mem op= operand over count small blocks of len bytes, stride apart, that
  * do not overlap (a run of calls on one word has stride 0: each must see the
  * one before): the blocks gathered into an aligned buffer, reduced by one
@@ -58,10 +48,10 @@ static void apply_small_blocks(remora_reduce_fn kernel, uint32_t esz, char *mem,
     for (size_t i = 0, k; i < count; i += k) {
         k = count - i < per ? count - i : per;
         for (size_t j = 0; j < k; j++)
-            copy_small((char *)tmp.b + j * len, mem + stride * (int64_t)(i + j), len);
+            remora_mapped_copy((char *)tmp.b + j * len, mem + stride * (int64_t)(i + j), len);
         kernel(tmp.b, operand + i * len, k * len / esz);
         for (size_t j = 0; j < k; j++)
-            copy_small(mem + stride * (int64_t)(i + j), (char *)tmp.b + j * len, len);
+            remora_mapped_copy(mem + stride * (int64_t)(i + j), (char *)tmp.b + j * len, len);
     }
 }
 

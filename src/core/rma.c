@@ -228,9 +228,9 @@ static int move_runs(struct mover *m)
     if (orun && trun)
         return move_strided(m, remora_buf_at(op->origin, o.first), o.stride, span_at(m, t.first), t.stride, len, t.n);
     struct runs x = {m, orun ? o : t, len, orun};
-    if (orun && !op->tt->contiguous)
+    if (orun) /* the target is not a run, so not contiguous */
         return remora_dt_runs(op->tt, op->tcount, len, move_run, &x);
-    if (trun && !op->ot->contiguous)
+    if (trun)
         return remora_dt_runs(op->ot, op->ocount, len, move_run, &x);
     return -1;
 }

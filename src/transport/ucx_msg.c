@@ -47,6 +47,7 @@
 
 #include "runtime/context.h"
 #include "runtime/log.h"
+#include "transport/mapped.h"
 #include "transport/ucx.h"
 
 #define AM_OPS 11
@@ -345,12 +346,7 @@ static int put_continues(struct msg_peer *p, uintptr_t base, const struct remora
     size_t data_at = p->last + sizeof *e + e->count * e->len, end = pad16(data_at + v->len);
     if (end > MSG_MAX || end > p->cap)
         return 0;
-    char *to = p->buf + data_at;
-    switch (v->len) { /* fixed sizes: no call into libc per block */
-    case 4: memcpy(to, v->local, 4); break;
-    case 8: memcpy(to, v->local, 8); break;
-    default: memcpy(to, v->local, v->len); break;
-    }
+    remora_mapped_copy(p->buf + data_at, v->local, v->len); /* 4 and 8 bytes without a call into libc */
     p->len = end;
     e->count++;
     return 1;
@@ -569,12 +565,7 @@ static void carry_out(const char *msg, size_t len, char *out)
             char *mem = (char *)(uintptr_t)(e.raddr + (uint64_t)(e.stride * (int64_t)i));
             size_t k = (size_t)i * e.len;
             if (e.kind == ENTRY_PUT) {
-                if (e.len == 4) /* fixed sizes: no call into libc per block */
-                    memcpy(mem, msg + at + k, 4);
-                else if (e.len == 8)
-                    memcpy(mem, msg + at + k, 8);
-                else
-                    memcpy(mem, msg + at + k, e.len);
+                remora_mapped_copy(mem, msg + at + k, e.len); /* 4 and 8 bytes without a call into libc */
             } else {
                 memcpy(out, mem, e.len), out += e.len;
             }

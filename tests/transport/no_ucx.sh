@@ -17,6 +17,7 @@
 # behind it.
 set -uo pipefail
 mpirun=$1 remora_run=$2 prog=$3 flavour=$4
+source "$(dirname "${BASH_SOURCE[0]}")/../common/job_leftovers.sh"
 export REMORA_UCX_LIB=/nonexistent/remora-no-ucx/libucp.so.0
 limit=${NO_UCX_LIMIT:-120} # seconds per job (a mutation check may shorten it)
 fail=0
@@ -62,18 +63,7 @@ REMORA_SHM=posix run "across nodes, MPI_ERRORS_ARE_FATAL" --transport ucx --no-i
 ((rc > 0 && rc < 124)) || { echo "FAIL fatal: exit $rc, not an abort's exit status"; fail=1; }
 [[ $(count "survived") == 0 ]] || { echo "FAIL fatal: a window across nodes was made without a network"; fail=1; }
 [[ $(count "$warning") -ge 1 ]] || { echo "FAIL fatal: no warning about UCX"; fail=1; }
-pids=$(sed -n 's/^rank [0-9]* pid \([0-9]*\)$/\1/p' <<<"$out" | sort -u)
-[[ $(wc -w <<<"$pids") == 2 ]] || { echo "FAIL fatal: not every rank told its pid"; fail=1; }
-for _ in $(seq 50); do
-  alive=""
-  for p in $pids; do [[ -e /proc/$p ]] && alive+=" $p"; done
-  [[ -n $alive ]] || break
-  sleep 0.1
-done
-[[ -z $alive ]] || { echo "FAIL fatal: processes of the job left:$alive"; fail=1; for p in $alive; do kill -9 "$p" 2>/dev/null; done; }
-left=""
-for p in $pids; do left+=$(cd /dev/shm && ls -d "remora-$p-"* 2>/dev/null | tr '\n' ' '); done
-[[ -z $left ]] || { echo "FAIL fatal: left in /dev/shm: $left"; fail=1; (cd /dev/shm && rm -f $left); }
+job_leftovers "FAIL fatal:" 2 "$out" || fail=1
 
 [[ $fail == 0 ]] && echo "without UCX: RMA on the node works, across nodes an MPI error, no crash, no hang, nothing left"
 exit $fail

@@ -11,6 +11,7 @@
 # processes, their segments) can neither fail nor be touched by it.
 set -uo pipefail
 mpirun=$1 remora_run=$2 victim=$3; shift 3
+source "$(dirname "${BASH_SOURCE[0]}")/../common/job_leftovers.sh"
 fail=0
 for shm in memfd posix; do
   out=$(REMORA_SHM=$shm "$mpirun" "$@" --timeout 120 --remora "$remora_run" -n 4 -- "$victim" 2>&1)
@@ -21,22 +22,7 @@ for shm in memfd posix; do
   # scripts/mpirun's exit 65: some rank ran over the host MPI alone
   [[ $rc != 65 ]] || { echo "$shm: not served by Remora:"; grep "NOT SERVED" <<<"$out"; fail=1; }
   [[ $rc != 124 ]] || { echo "$shm: the job hung after the kill (launcher timeout)"; fail=1; }
-  pids=$(sed -n 's/^rank [0-9]* pid \([0-9]*\)$/\1/p' <<<"$out" | sort -u)
-  n=$(wc -w <<<"$pids")
-  [[ $n == 4 ]] || { echo "$shm: $n of 4 ranks told their pid"; fail=1; }
-  for _ in $(seq 50); do
-    alive=""
-    for p in $pids; do [[ -e /proc/$p ]] && alive+=" $p"; done
-    [[ -n $alive ]] || break
-    sleep 0.1
-  done
-  if [[ -n $alive ]]; then
-    echo "$shm: processes of the job left:$alive"; fail=1
-    for p in $alive; do kill -9 "$p" 2>/dev/null; done
-  fi
-  left=""
-  for p in $pids; do left+=$(cd /dev/shm && ls -d "remora-$p-"* 2>/dev/null | tr '\n' ' '); done
-  [[ -z $left ]] || { echo "$shm: left in /dev/shm: $left"; fail=1; (cd /dev/shm && rm -f $left); }
+  job_leftovers "$shm:" 4 "$out" || fail=1
 done
 [[ $fail == 0 ]] && echo "clean after SIGKILL (memfd and posix segments)"
 exit $fail
