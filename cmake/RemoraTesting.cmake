@@ -44,6 +44,31 @@ function(remora_mpich_network_alone t f mode)
   endif()
 endfunction()
 
+# remora_quick_np(<out> HOST|SANITIZE <rank counts...>): the one rank count
+# of a list that the quick run (scripts/test without --full) keeps for the
+# host-alone runs (HOST: the smallest above 1, else 1) and for the ASan stage
+# (SANITIZE: 4 if listed, else 2 if listed, else none).
+function(remora_quick_np out which)
+  set(nps ${ARGN})
+  list(SORT nps COMPARE NATURAL)
+  set(pick "")
+  foreach(np ${nps})
+    if(which STREQUAL "HOST" AND pick STREQUAL "" AND np GREATER 1)
+      set(pick ${np})
+    elseif(which STREQUAL "SANITIZE" AND np MATCHES "^(2|4)$")
+      set(pick ${np})
+    endif()
+  endforeach()
+  if(which STREQUAL "HOST" AND pick STREQUAL "")
+    list(GET nps 0 pick)
+  endif()
+  set(${out} ${pick} PARENT_SCOPE)
+endfunction()
+
+# Labels that take a test out of scripts/test's quick run (CI) into
+# scripts/test --full:
+#   full           the main stage (ctest -LE '^full$')
+#   sanitize-full  the ASan+UBSan stage, which runs the label sanitize
 function(remora_mpi_test name)
   cmake_parse_arguments(A "" "TARGET;TIMEOUT" "SOURCES;NP;ARGS;MODES;FLAVOURS;LABELS;ENV;LIBS" ${ARGN})
   if(NOT A_NP)
@@ -86,6 +111,8 @@ function(remora_mpi_test name)
       elseif(mode STREQUAL "remora-nodes2")
         list(APPEND run --remora ${PROJECT_BINARY_DIR}/bin/remora-run --node-size 2)
       endif()
+      remora_quick_np(host_np HOST ${A_NP})
+      remora_quick_np(sanitize_np SANITIZE ${A_NP})
       foreach(np ${A_NP})
         set(t ${name}/${f}/${mode}/np${np})
         # a program CMake does not build itself (the Fortran tests) is bin/<exe>
@@ -97,9 +124,18 @@ function(remora_mpi_test name)
         # ctest's own timeout is a backstop: scripts/mpirun kills at A_TIMEOUT first.
         math(EXPR backstop "${A_TIMEOUT} + 30")
         set(labels mpi ${f} ${mode} ${A_LABELS} ${extra_labels})
-        # the sanitizer run (scripts/test): through Remora, Open MPI, a few rank counts
-        if(mode STREQUAL "remora" AND f STREQUAL "openmpi" AND np MATCHES "^(1|2|4)$")
-          list(APPEND labels sanitize)
+        # the host alone proves the test right: at one rank count in the quick run
+        if(mode STREQUAL "host" AND NOT np EQUAL host_np)
+          list(APPEND labels full)
+        endif()
+        # the sanitizer run (scripts/test): through Remora, Open MPI, at 4
+        # ranks, else 2, else 1; every count of 1, 2, 4 with --full
+        if(mode STREQUAL "remora" AND f STREQUAL "openmpi")
+          if(np EQUAL sanitize_np OR (np EQUAL 1 AND sanitize_np STREQUAL ""))
+            list(APPEND labels sanitize)
+          elseif(np MATCHES "^(1|2|4)$")
+            list(APPEND labels sanitize-full)
+          endif()
         endif()
         set_tests_properties(${t} PROPERTIES TIMEOUT ${backstop} LABELS "${labels}" ENVIRONMENT "${A_ENV};${extra_env}")
         remora_mpich_network_alone(${t} ${f} ${mode})

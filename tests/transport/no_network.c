@@ -12,9 +12,14 @@
  *   no_network fatal   the same window under the default handler
  *                      (MPI_ERRORS_ARE_FATAL): the job must end, nonzero;
  *                      "rank R survived" if it returned
- * Each rank first prints "rank R pid P" (no_ucx.sh looks for its segments). */
+ * Each rank first prints "rank R pid P" (no_ucx.sh looks for its segments),
+ * and appends the same line to the file NO_NETWORK_PID_FILE names, if set:
+ * when a rank's error aborts the job, MPICH's launcher may kill the ranks
+ * before it forwards their output, but the file keeps every line. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,8 +130,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "";
-    printf("rank %d pid %ld\n", rank, (long)getpid());
+    char line[64];
+    int len = snprintf(line, sizeof line, "rank %d pid %ld\n", rank, (long)getpid());
+    fputs(line, stdout);
     fflush(stdout);
+    const char *pid_file = getenv("NO_NETWORK_PID_FILE");
+    if (pid_file) { /* one write of an O_APPEND file: the lines do not mix */
+        int fd = open(pid_file, O_WRONLY | O_APPEND | O_CREAT, 0600);
+        if (fd < 0 || write(fd, line, (size_t)len) != len)
+            printf("FAIL rank %d: cannot append to %s\n", rank, pid_file);
+        if (fd >= 0)
+            close(fd);
+    }
     if (size > MAX_RANKS) {
         if (rank == 0)
             printf("FAIL: at most %d ranks\n", MAX_RANKS);
