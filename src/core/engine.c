@@ -56,11 +56,7 @@ void remora_engine_init(void)
 static void drop_leftover_windows(void)
 {
     int left = 0;
-    for (int i = 1; i < REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS; i++) {
-        if (!atomic_load_explicit(&remora_core.wins.chunk[i / REMORA_WIN_CHUNK], memory_order_relaxed)) {
-            i += REMORA_WIN_CHUNK - 1;
-            continue;
-        }
+    for (int i = 1; i < remora_core.wins.next_unused; i++) {
         struct remora_win *w = remora_win_table_get(&remora_core.wins, i);
         if (w) {
             remora_win_release_memory(w);

@@ -12,6 +12,14 @@
 #include "core/win.h"
 #include "transport/mapped.h"
 
+#if defined(__SANITIZE_THREAD__) /* gcc */
+#define REMORA_TSAN 1
+#elif defined(__has_feature)    /* clang */
+#define REMORA_TSAN __has_feature(thread_sanitizer)
+#else
+#define REMORA_TSAN 0
+#endif
+
 /* Slow paths: every check, every datatype, every transport.  Return
  * MPI_SUCCESS or an error class (not raised).  They point the window's type
  * hint at a predefined type they moved, for the fast path's next call. */
@@ -73,6 +81,22 @@ int remora_rma_target(struct remora_win *w, int target, MPI_Aint tdisp, const st
                       struct remora_target *t);
 int remora_rma_counts(MPI_Count ocount, MPI_Count tcount);
 
+/* Whether a byte that other threads store to atomically is nonzero now (a
+ * relaxed load).  On x86-64 one compare with the byte in memory: the
+ * compilers do not fold an atomic load into a compare, and the put/get fast
+ * path is counted in instructions (a plain byte load is atomic there).
+ * ThreadSanitizer builds take the atomic load it can see. */
+static inline int remora_byte_set(const _Atomic uint8_t *b)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !REMORA_TSAN
+    int zero;
+    __asm__ __volatile__("cmpb $0, %1" : "=@ccz"(zero) : "m"(*(const uint8_t *)b)); /* volatile: read each call */
+    return !zero;
+#else
+    return atomic_load_explicit(b, memory_order_relaxed) != 0;
+#endif
+}
+
 /* The target side of a fast path: n bytes at tdisp of a target whose memory
  * is mapped here, inside an epoch, in range.  Returns the target's state with
  * the target address, or NULL for the slow path. */
@@ -81,12 +105,11 @@ static inline const struct remora_rank_state *remora_fast_span(const struct remo
 {
     if ((unsigned)target >= (unsigned)w->comm_size)
         return NULL;
-    const struct remora_rank_state *s = remora_rank_known(w, target);
-    if (!s) /* not used yet: the slow path makes it */
-        return NULL;
+    /* a rank not used yet has no access bits and an empty window: the slow path makes it */
+    const struct remora_rank_state *s = remora_rank_or_unmade(w, target);
     const struct remora_peer *p = &s->peer;
     /* the target's own bits first: lock, PSCW and a lock_all on the node set them */
-    if (!atomic_load_explicit(&p->access, memory_order_relaxed) &&
+    if (!remora_byte_set(&p->access) &&
         !(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_REACH))
         return NULL;
     /* A negative displacement is a huge unsigned one and fails the first

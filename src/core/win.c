@@ -304,14 +304,11 @@ static int build_gathered(struct remora_win *w, void *user_base)
 
 static struct remora_win *win_alloc(int n)
 {
-    struct remora_win *w = calloc(1, sizeof *w);
+    struct remora_win *w = calloc(1, sizeof *w + (size_t)n * sizeof w->ranks[0]);
     if (!w)
         return NULL;
-    w->ranks = calloc((size_t)n, sizeof *w->ranks);
-    if (!w->ranks) {
-        free(w);
-        return NULL;
-    }
+    for (int r = 0; r < n; r++)
+        atomic_init(&w->ranks[r], &remora_rank_unmade);
     pthread_mutex_init(&w->ranks_lock, NULL);
     pthread_mutex_init(&w->dyn_lock, NULL);
     w->group = MPI_GROUP_NULL;
@@ -345,7 +342,6 @@ static void win_release(struct remora_win *w)
     remora_errh_release(&w->errh);
     pthread_mutex_destroy(&w->dyn_lock);
     pthread_mutex_destroy(&w->ranks_lock);
-    free(w->ranks);
     free(w->start_group);
     free(w->post_group);
     w->magic = 0;

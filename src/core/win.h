@@ -145,10 +145,6 @@ struct remora_win {
     /* read by every RMA call */
     uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
     int comm_size;
-    /* [comm_size]: each rank's state, NULL until made; the states live in
-     * chunks of REMORA_RANK_CHUNK ranks (one pointer per rank, not per chunk,
-     * keeps the fast path's lookup one load) */
-    struct remora_rank_state *_Atomic *ranks;
     /* The predefined type last moved on this window: programs mostly move one
      * type per window, and one compare beats a hash lookup.  Entries are
      * immutable, so one pointer load gives a consistent (handle, size). */
@@ -222,12 +218,31 @@ struct remora_win {
     MPI_Info info;                  /* hints as set by the user (host info object)       */
     MPI_Aint attr_size;             /* values the predefined attributes point to        */
     int attr_disp_unit, attr_flavor, attr_model;
+
+    /* [comm_size], read by every RMA call: each rank's state,
+     * &remora_rank_unmade until made.  The states live in chunks of
+     * REMORA_RANK_CHUNK ranks; one pointer per rank, in the window itself,
+     * keeps the fast path's lookup one load, and never NULL keeps it free of
+     * a test (the unmade state opens no access). */
+    struct remora_rank_state *_Atomic ranks[];
 };
+
+/* What remora_win.ranks holds for a rank whose state is not made yet: all
+ * zero (no access bit, nothing mapped: fast_limit 0), never written. */
+extern struct remora_rank_state remora_rank_unmade;
+
+/* Rank r's state for the fast path: made, or remora_rank_unmade, whose
+ * access bits are clear and whose window is empty (0 <= r < comm_size). */
+static inline const struct remora_rank_state *remora_rank_or_unmade(const struct remora_win *w, int r)
+{
+    return atomic_load_explicit(w->ranks + r, memory_order_acquire); /* gcc 12 folds this form into one load, not &w->ranks[r] */
+}
 
 /* Rank r's state if it has been made, else NULL (0 <= r < comm_size). */
 static inline struct remora_rank_state *remora_rank_known(const struct remora_win *w, int r)
 {
-    return atomic_load_explicit(&w->ranks[r], memory_order_acquire);
+    struct remora_rank_state *s = atomic_load_explicit(&w->ranks[r], memory_order_acquire);
+    return s != &remora_rank_unmade ? s : NULL;
 }
 
 /* Makes rank r's chunk (win_reach.c); NULL when out of memory. */

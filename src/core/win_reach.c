@@ -123,11 +123,13 @@ static void publish_chunk(struct remora_win *w, struct remora_rank_chunk *c, int
         atomic_store_explicit(&w->ranks[first + i], &c->rank[i], memory_order_release);
 }
 
+struct remora_rank_state remora_rank_unmade;
+
 struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
 {
     int first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK, n = chunk_ranks(w, first);
     pthread_mutex_lock(&w->ranks_lock);
-    struct remora_rank_state *s = atomic_load_explicit(&w->ranks[r], memory_order_relaxed);
+    struct remora_rank_state *s = remora_rank_known(w, r);
     struct remora_rank_chunk *c;
     if (!s && w->lazy_ranks && (c = new_chunk())) {
         int mine[REMORA_RANK_CHUNK], world[REMORA_RANK_CHUNK];
@@ -217,8 +219,8 @@ void remora_win_reach_free(struct remora_win *w)
     remora_mem_deregister(&w->seg_reg);
     remora_mem_deregister(&w->data_reg);
     /* a chunk's first rank's state is where the chunk begins */
-    for (int first = 0; w->ranks && first < w->comm_size; first += REMORA_RANK_CHUNK)
-        free(atomic_load_explicit(&w->ranks[first], memory_order_relaxed));
-    for (int r = 0; w->ranks && r < w->comm_size; r++)
-        atomic_store_explicit(&w->ranks[r], NULL, memory_order_relaxed);
+    for (int first = 0; first < w->comm_size; first += REMORA_RANK_CHUNK)
+        free(remora_rank_known(w, first));
+    for (int r = 0; r < w->comm_size; r++)
+        atomic_store_explicit(&w->ranks[r], &remora_rank_unmade, memory_order_relaxed);
 }

@@ -3,8 +3,11 @@
  *   MPICH:    MPI_Win is an int; the handle is REMORA_MPICH_WIN_BASE + index.
  *   MPI-5 standard ABI: MPI_Win is a pointer type; the handle is the same
  *             integer cast to it (above every predefined handle constant). 
- * Every window also has an index (its Fortran handle).  The table grows in
- * fixed chunks that never move, so lookups need no lock. */
+ * Every window also has an index (its Fortran handle).  The table is one
+ * array of REMORA_WIN_MAX slots in the engine's static state: zero pages
+ * until used (the kernel maps .bss lazily: 512 KiB of address space, a page
+ * of memory per 512 windows), it never moves, so lookups need no lock and
+ * are one load (MPI_Put's fast path under MPICH and the standard ABI). */
 #ifndef REMORA_CORE_WIN_TABLE_H
 #define REMORA_CORE_WIN_TABLE_H
 
@@ -14,8 +17,9 @@
 
 struct remora_win;
 
-#define REMORA_WIN_CHUNK 256
-#define REMORA_WIN_CHUNKS 4096          /* up to 1M windows alive at once */
+/* Windows alive at once.  Each window holds a communicator of the host's,
+ * whose context ids run out first (MPICH 4: 2048). */
+#define REMORA_WIN_MAX 65536
 /* First word of a live window.  Odd, so the first word of a host object (an
  * aligned pointer: Open MPI's MPI_WIN_NULL starts with its class pointer) can
  * never be mistaken for it. */
@@ -23,7 +27,7 @@ struct remora_win;
 #define REMORA_MPICH_WIN_BASE 0x5e000000
 
 struct remora_win_table {
-    struct remora_win **_Atomic chunk[REMORA_WIN_CHUNKS];
+    struct remora_win *_Atomic slot[REMORA_WIN_MAX]; /* [index]; slot 0 (MPI_WIN_NULL's) stays NULL */
     int next_unused;     /* indices below it have been handed out at least once   */
     int *free_idx;       /* freed indices, reused first                           */
     int nfree, cap_free;
@@ -33,7 +37,7 @@ struct remora_win_table {
 int remora_win_table_insert(struct remora_win_table *t, struct remora_win *w, int *index);
 void remora_win_table_remove(struct remora_win_table *t, int index);
 struct remora_win *remora_win_table_get(const struct remora_win_table *t, int index);
-/* Frees the chunks (at finalize). */
+/* Frees what the table allocated (at finalize). */
 void remora_win_table_destroy(struct remora_win_table *t);
 
 #endif

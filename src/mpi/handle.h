@@ -19,10 +19,9 @@ static inline struct remora_win *remora_win_from_handle(MPI_Win h)
 #else
     /* MPICH's int or the standard ABI's pointer type (runtime/host_abi.h) */
     uintptr_t idx = (uintptr_t)h - REMORA_MPICH_WIN_BASE;
-    if (idx >= (uintptr_t)REMORA_WIN_CHUNK * REMORA_WIN_CHUNKS)
+    if (idx >= REMORA_WIN_MAX)
         return NULL;
-    struct remora_win **c = atomic_load_explicit(&remora_core.wins.chunk[idx / REMORA_WIN_CHUNK], memory_order_acquire);
-    return c ? c[idx % REMORA_WIN_CHUNK] : NULL;
+    return atomic_load_explicit(remora_core.wins.slot + idx, memory_order_acquire);
 #endif
 }
 

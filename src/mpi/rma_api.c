@@ -22,7 +22,8 @@ static __attribute__((noinline)) int get_slow(void *origin_addr, int origin_coun
 }
 
 /* The fast path (core/rma.h) once the origin's and target's type and count
- * are equal; the slow path is then called with the origin's twice: fewer live
+ * are equal; from there on only the target's are used (they arrive in a
+ * register and on the stack, where the slow path wants them): fewer live
  * registers, no saves on the fast path. */
 REMORA_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -30,11 +31,11 @@ REMORA_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype o
     if (origin_datatype != target_datatype || origin_count != target_count)
         return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype, win);
-    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), (void *)origin_addr, origin_count,
-                                         origin_datatype, target_rank, target_disp, 1), 1))
+    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), (void *)origin_addr, target_count,
+                                         target_datatype, target_rank, target_disp, 1), 1))
         return MPI_SUCCESS;
-    return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
-                    origin_datatype, win);
+    return put_slow(origin_addr, target_count, target_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
 }
 REMORA_PMPI(MPI_Put);
 
@@ -44,11 +45,11 @@ REMORA_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_
     if (origin_datatype != target_datatype || origin_count != target_count)
         return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                         target_datatype, win);
-    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), origin_addr, origin_count, origin_datatype,
+    if (__builtin_expect(remora_fast_rma(remora_win_from_handle(win), origin_addr, target_count, target_datatype,
                                          target_rank, target_disp, 0), 1))
         return MPI_SUCCESS;
-    return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, origin_count,
-                    origin_datatype, win);
+    return get_slow(origin_addr, target_count, target_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
 }
 REMORA_PMPI(MPI_Get);
 
