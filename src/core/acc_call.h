@@ -86,7 +86,7 @@ static inline char *mapped_span(const struct acc *a)
 /* The call as pieces (a->p, a->np, a->lo, a->hi) of the target layout;
  * runs: where the owner carries the call out (pieces may be runs).
  * acc_pieces.c. */
-int remora_acc_gather(struct acc *a, int runs);
+remora_status_t remora_acc_gather(struct acc *a, int runs);
 /* Elements of (buf, count, t) to or from (to_buf) the packed element array
  * `array`, in typemap order.  acc_pieces.c. */
 void remora_acc_convey(const struct acc *a, char *buf, MPI_Count count, const struct remora_dt *t, char *array,
@@ -94,7 +94,7 @@ void remora_acc_convey(const struct acc *a, char *buf, MPI_Count count, const st
 
 /* The call on an image of its bytes, with units of at most `round` bytes:
  * acc_image.c. */
-int remora_acc_run_image(const struct acc *a, uint64_t round);
+remora_status_t remora_acc_run_image(const struct acc *a, uint64_t round);
 
 /* Under the stripes, straight to memory mapped here: acc_plain.c.  The
  * address of the call's span for the plain path, or NULL; the call plainly;
@@ -108,7 +108,7 @@ void remora_acc_direct16(const struct acc *a, char *to);
  * in one atomicity domain with the owner's CPU (remora_applies): acc_owner.c.
  * Pieces gathered. */
 int remora_acc_owner_applies(const struct acc *a);
-int remora_acc_owner_run(const struct acc *a);
+remora_status_t remora_acc_owner_run(const struct acc *a);
 /* What the owner runs for each piece (registered with the transport). */
 void remora_acc_owner_register(void);
 

@@ -50,7 +50,7 @@ static inline void store_elem(void *p, size_t size, uint64_t v)
 }
 
 /* One atomic on the element at off of m: inline CPU atomics when m is mapped here. */
-static inline int elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
+static inline remora_status_t elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
                            uint64_t cmp, uint64_t *old)
 {
     char *p = remora_mapped(m, off);
@@ -82,27 +82,28 @@ static inline int native_amo(enum remora_op op, int integer)
  * NO_OP); its old value to r when r is set.  A result (or `wait`) makes the
  * atomic fetching, so it is complete on return; otherwise it completes at the
  * next flush. */
-static inline int update_elem(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_op op,
+static inline remora_status_t update_elem(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_op op,
                        remora_reduce_fn kernel, int integer, const void *o, void *r, int wait)
 {
     uint64_t x = o ? load_elem(o, size) : 0, old = 0;
-    int amo = native_amo(op, integer), st;
+    int amo = native_amo(op, integer);
+    remora_status_t st;
     if (amo >= 0) {
         st = elem_amo(m, off, size, (enum remora_amo_op)amo, x, 0, r || wait || op == REMORA_OP_NO_OP ? &old : NULL);
     } else {
         st = elem_amo(m, off, size, REMORA_AMO_ADD, 0, 0, &old);
-        while (st == REMORA_OK) {
+        while (remora_ok(st)) {
             union { uint64_t u; long double align; unsigned char b[8]; } nv;
             store_elem(nv.b, size, old);
             kernel(nv.b, o, 1);
             uint64_t seen;
-            if ((st = elem_amo(m, off, size, REMORA_AMO_CSWAP, load_elem(nv.b, size), old, &seen)) != REMORA_OK ||
+            if (!remora_ok((st = elem_amo(m, off, size, REMORA_AMO_CSWAP, load_elem(nv.b, size), old, &seen))) ||
                 seen == old)
                 break;
             old = seen;
         }
     }
-    if (st == REMORA_OK && r)
+    if (remora_ok(st) && r)
         store_elem(r, size, old);
     return st;
 }

@@ -58,14 +58,14 @@ static inline int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_C
         return MPI_SUCCESS;
     }
     uint64_t mask = stripes_of(off, off + n), state = 0;
-    int st = stripes_lock(w, target, mask);
-    if (st == REMORA_OK) {
-        if ((st = lock_free_read(w, target, &state)) == REMORA_OK && state == 0)
+    remora_status_t st = stripes_lock(w, target, mask);
+    if (remora_ok(st)) {
+        if (remora_ok((st = lock_free_read(w, target, &state))) && state == 0)
             plain_bytes(t, o, r, n, op, kernel, e->size);
-        int st2 = stripes_unlock(w, target, mask);
-        st = st != REMORA_OK ? st : st2;
+        remora_status_t st2 = stripes_unlock(w, target, mask);
+        st = !remora_ok(st) ? st : st2;
     }
-    if (st != REMORA_OK)
+    if (!remora_ok(st))
         return remora_status_err(st, "accumulate at target %d", target);
     return state == 0 ? MPI_SUCCESS : -1;
 }

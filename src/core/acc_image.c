@@ -162,7 +162,7 @@ static size_t unit_of(const struct remora_span *s)
 /* Segments: every piece rounded out to `round`-aligned addresses (so that a
  * lock-free call's word overlapping the piece lies inside), within the
  * spans, merged. */
-static int plan(const struct acc *a, uint64_t round, struct image *im)
+static remora_status_t plan(const struct acc *a, uint64_t round, struct image *im)
 {
     const struct remora_span *sp = remora_target_spans(&a->t);
     uint64_t first = sp[0].lo, last = sp[a->t.n - 1].hi;
@@ -203,7 +203,7 @@ static int plan(const struct acc *a, uint64_t round, struct image *im)
     return REMORA_OK;
 }
 
-static int add_unit(struct image *im, const struct unit *u)
+static remora_status_t add_unit(struct image *im, const struct unit *u)
 {
     if (im->nu == im->capu) {
         size_t cap = 2 * im->capu;
@@ -223,7 +223,7 @@ static int add_unit(struct image *im, const struct unit *u)
  * stretch as its largest aligned words), read into cur.  Plain bytes (spans
  * without atomics) are read by move_plain, only those the call touches:
  * their neighbours in the segment may be another origin's put. */
-static int read_segment(const struct acc *a, struct image *im, size_t k)
+static remora_status_t read_segment(const struct acc *a, struct image *im, size_t k)
 {
     const struct seg *g = &im->seg[k];
     for (uint64_t pos = g->lo; pos < g->hi;) {
@@ -253,8 +253,8 @@ static int read_segment(const struct acc *a, struct image *im, size_t k)
                                  remora_mapped_load(u.mapped + 8, 8, __ATOMIC_RELAXED)};
                 memcpy(im->cur + u.img, v, 16);
             }                            /* through the transport: read by the first batch */
-            int st = add_unit(im, &u);
-            if (st != REMORA_OK)
+            remora_status_t st = add_unit(im, &u);
+            if (!remora_ok(st))
                 return st;
             q += size;
         }
@@ -292,7 +292,7 @@ static int pending(const struct image *im, const struct unit *u)
  * read); otherwise a compare-and-swap from cur to nxt.  Returns the index
  * after the batch; sets *again when units came back changed. */
 static size_t net_batch(const struct acc *a, struct image *im, const unsigned char *whole, size_t i, int first,
-                        int *again, int *st)
+                        int *again, remora_status_t *st)
 {
     struct remora_amo_req rq[64];
     size_t ib[64], nb = 0, j = i;
@@ -311,7 +311,7 @@ static size_t net_batch(const struct acc *a, struct image *im, const unsigned ch
         rq[nb] = r;
         ib[nb++] = j;
     }
-    if (nb && (*st = remora_amov(s->amo, rq, nb)) != REMORA_OK)
+    if (nb && !remora_ok((*st = remora_amov(s->amo, rq, nb))))
         return j;
     for (size_t b = 0; b < nb; b++) {
         struct unit *v = &im->u[ib[b]];
@@ -330,14 +330,15 @@ static size_t net_batch(const struct acc *a, struct image *im, const unsigned ch
 /* Swap every unit that must change (or whose value is only a guess) from
  * cur to nxt, recomputing segments whose units changed meanwhile, until all
  * are swapped.  whole: image bytes the call replaces (REPLACE), or NULL. */
-static int swap_units(const struct acc *a, struct image *im, const unsigned char *whole)
+static remora_status_t swap_units(const struct acc *a, struct image *im, const unsigned char *whole)
 {
-    int st = REMORA_OK, again = 0;
-    for (size_t i = 0; i < im->nu && st == REMORA_OK;) /* the transport's units: first access */
+    remora_status_t st = REMORA_OK;
+    int again = 0;
+    for (size_t i = 0; i < im->nu && remora_ok(st);) /* the transport's units: first access */
         i = im->u[i].mapped ? i + 1 : net_batch(a, im, whole, i, 1, &again, &st);
     do {
         again = 0;
-        for (size_t i = 0; i < im->nu && st == REMORA_OK;) {
+        for (size_t i = 0; i < im->nu && remora_ok(st);) {
             struct unit *u = &im->u[i];
             if (!pending(im, u)) {
                 u->done = 1;
@@ -381,13 +382,13 @@ static int swap_units(const struct acc *a, struct image *im, const unsigned char
                 again = 1, compute(a, im, u->seg);
             i++;
         }
-    } while (again && st == REMORA_OK);
+    } while (again && remora_ok(st));
     return st;
 }
 
 /* Whether every unit still holds its value in cur (read again: an atomic
  * load here, a fetching add of 0 through the transport). */
-static int units_unchanged(const struct image *im, int *same)
+static remora_status_t units_unchanged(const struct image *im, int *same)
 {
     *same = 1;
     for (size_t i = 0; i < im->nu;) {
@@ -414,8 +415,8 @@ static int units_unchanged(const struct image *im, int *same)
         const struct remora_span *s = u->s;
         for (; j < im->nu && nb < 64 && im->u[j].s == s && !im->u[j].mapped; j++)
             rq[nb++] = (struct remora_amo_req){im->u[j].pos - s->lo + s->at, im->u[j].size, REMORA_AMO_ADD, 0, 0, 0};
-        int st = remora_amov(s->amo, rq, nb);
-        if (st != REMORA_OK)
+        remora_status_t st = remora_amov(s->amo, rq, nb);
+        if (!remora_ok(st))
             return st;
         for (size_t b = 0; b < nb; b++)
             *same &= rq[b].fetched == load_elem(im->cur + im->u[i + b].img, im->u[i + b].size);
@@ -426,7 +427,7 @@ static int units_unchanged(const struct image *im, int *same)
 
 /* The call's bytes in spans without atomics (under the stripes): read into
  * cur (put == 0) or written from nxt; complete at flush_plain. */
-static int move_plain(const struct acc *a, struct image *im, int put)
+static remora_status_t move_plain(const struct acc *a, struct image *im, int put)
 {
     for (size_t i = 0; i < a->np; i++) {
         const struct piece *p = &a->p[i];
@@ -436,9 +437,9 @@ static int move_plain(const struct acc *a, struct image *im, int put)
             uint64_t stop = s->hi < end ? s->hi : end;
             if (!s->atomic) {
                 uint64_t off = pos - s->lo + s->at, img = g->img + (pos - g->lo);
-                int st = put ? remora_put(s->data, off, im->nxt + img, stop - pos)
+                remora_status_t st = put ? remora_put(s->data, off, im->nxt + img, stop - pos)
                              : remora_get(s->data, off, im->cur + img, stop - pos);
-                if (st != REMORA_OK)
+                if (!remora_ok(st))
                     return st;
             }
             pos = stop;
@@ -448,11 +449,11 @@ static int move_plain(const struct acc *a, struct image *im, int put)
 }
 
 /* Completion of the transfers to spans without atomics. */
-static int flush_plain(const struct acc *a)
+static remora_status_t flush_plain(const struct acc *a)
 {
     const struct remora_span *s = remora_target_spans(&a->t);
-    int st = REMORA_OK;
-    for (int i = 0; i < a->t.n && st == REMORA_OK; i++)
+    remora_status_t st = REMORA_OK;
+    for (int i = 0; i < a->t.n && remora_ok(st); i++)
         if (!s[i].atomic)
             st = remora_flush(s[i].data);
     return st;
@@ -534,28 +535,29 @@ static void mapped16_write(const struct acc *a, struct image *im, char *base, co
 }
 
 /* The call on its image, with units of at most `round` bytes. */
-int remora_acc_run_image(const struct acc *a, uint64_t round)
+remora_status_t remora_acc_run_image(const struct acc *a, uint64_t round)
 {
     struct image im;
     image_init(&im);
     int fetch = a->result != NULL, writes = a->op != REMORA_OP_NO_OP || a->compare;
     int read_plain = fetch || a->compare || (a->op != REMORA_OP_REPLACE && a->op != REMORA_OP_NO_OP);
-    int st, same = 1;
+    remora_status_t st;
+    int same = 1;
     do { /* once, or until a read of several units reads them all unchanged twice */
         image_free(&im);
         same = 1;
         st = plan(a, round, &im);
-        char *base = st == REMORA_OK && round == 16 ? mapped16_base(a, &im) : NULL;
+        char *base = remora_ok(st) && round == 16 ? mapped16_base(a, &im) : NULL;
         if (base)
             mapped16_read(&im, base, a->t.few[0].lo, 0, &same);
-        for (size_t k = 0; !base && st == REMORA_OK && k < im.nseg; k++)
+        for (size_t k = 0; !base && remora_ok(st) && k < im.nseg; k++)
             st = read_segment(a, &im, k);
-        if (st == REMORA_OK && read_plain) /* the plain bytes read */
+        if (remora_ok(st) && read_plain) /* the plain bytes read */
             st = move_plain(a, &im, 0);
-        if (st == REMORA_OK && read_plain)
+        if (remora_ok(st) && read_plain)
             st = flush_plain(a);
         unsigned char *whole = NULL; /* REPLACE: which image bytes it writes (units it writes whole are stored, not swapped) */
-        if (st == REMORA_OK && a->op == REMORA_OP_REPLACE && !a->compare && !fetch) {
+        if (remora_ok(st) && a->op == REMORA_OP_REPLACE && !a->compare && !fetch) {
             whole = im.whole;
             memset(whole, 0, (size_t)(im.nxt - im.cur));
             for (size_t i = 0; i < a->np; i++) {
@@ -563,7 +565,7 @@ int remora_acc_run_image(const struct acc *a, uint64_t round)
                 memset(whole + g->img + (a->p[i].pos - g->lo), 1, a->p[i].len);
             }
         }
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             compute(a, &im, SIZE_MAX);
         if (base && writes) {
             mapped16_write(a, &im, base, whole);
@@ -571,17 +573,17 @@ int remora_acc_run_image(const struct acc *a, uint64_t round)
             if (im.nseg > 1 || im.seg[0].hi - im.seg[0].lo > 16)
                 mapped16_read(&im, base, a->t.few[0].lo, 1, &same);
         } else {
-            if (st == REMORA_OK)
+            if (remora_ok(st))
                 st = swap_units(a, &im, whole);
-            if (st == REMORA_OK && !writes && im.nu > 1)
+            if (remora_ok(st) && !writes && im.nu > 1)
                 st = units_unchanged(&im, &same);
         }
-    } while (st == REMORA_OK && !same);
-    if (st == REMORA_OK && writes)
+    } while (remora_ok(st) && !same);
+    if (remora_ok(st) && writes)
         st = move_plain(a, &im, 1);
-    if (st == REMORA_OK && writes)
+    if (remora_ok(st) && writes)
         st = flush_plain(a);
-    for (size_t i = 0; st == REMORA_OK && fetch && i < a->np; i++) {
+    for (size_t i = 0; remora_ok(st) && fetch && i < a->np; i++) {
         const struct seg *g = &im.seg[seg_of(&im, a->p[i].pos)];
         memcpy(a->result + a->p[i].at, im.cur + g->img + (a->p[i].pos - g->lo), a->p[i].len);
     }

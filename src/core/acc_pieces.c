@@ -11,7 +11,7 @@
 #include "core/acc_call.h"
 #include "core/datatype.h"
 
-static int add_piece(struct acc *a, uint64_t pos, uint64_t len, size_t at, size_t *cap)
+static remora_status_t add_piece(struct acc *a, uint64_t pos, uint64_t len, size_t at, size_t *cap)
 {
     if (a->np && a->p[a->np - 1].pos + a->p[a->np - 1].len == pos && a->p[a->np - 1].at + a->p[a->np - 1].len == at) {
         a->p[a->np - 1].len += len; /* continues the last one on both sides */
@@ -92,10 +92,10 @@ static int gather_run(struct acc *a)
 
 /* The pieces of the target layout (a->p, a->np, a->lo, a->hi); runs: where
  * the owner carries the call out (pieces may be runs). */
-int remora_acc_gather(struct acc *a, int runs)
+remora_status_t remora_acc_gather(struct acc *a, int runs)
 {
     size_t cap = 1;
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     if (runs && gather_run(a))
         return REMORA_OK;
     a->p = &a->one;
@@ -107,14 +107,14 @@ int remora_acc_gather(struct acc *a, int runs)
         elems_init(&e, a->tt, a->tcount, a->bt);
         MPI_Aint d;
         uint64_t len = (uint64_t)(a->bt->true_lb + a->bt->true_extent); /* its data ends there: no trailing padding */
-        for (size_t k = 0; st == REMORA_OK && elems_next(&e, &d); k++)
+        for (size_t k = 0; remora_ok(st) && elems_next(&e, &d); k++)
             st = add_piece(a, a->t.off + (uint64_t)d, len, k * a->esz, &cap);
     } else {
         struct remora_dt_cursor c;
         remora_dt_cursor_init(&c, a->tt, a->tcount);
         MPI_Aint d, len;
         size_t at = 0;
-        while (st == REMORA_OK && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
+        while (remora_ok(st) && (len = remora_dt_cursor_next(&c, LONG_MAX, &d)) > 0) {
             st = add_piece(a, a->t.off + (uint64_t)d, (uint64_t)len, at, &cap);
             at += (size_t)len;
         }

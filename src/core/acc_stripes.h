@@ -36,26 +36,25 @@ static inline uint64_t stripes_of(uint64_t lo, uint64_t hi)
 }
 
 /* The control word at off of target's control block (an atomic add of 0). */
-static inline int ctrl_read(struct remora_win *w, int target, size_t off, uint64_t *v)
+static inline remora_status_t ctrl_read(struct remora_win *w, int target, size_t off, uint64_t *v)
 {
     return remora_ctrl_amo(w, target, off, REMORA_AMO_ADD, 0, 0, v);
 }
 
-static inline int stripes_lock(struct remora_win *w, int target, uint64_t mask)
+static inline remora_status_t stripes_lock(struct remora_win *w, int target, uint64_t mask)
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
     uint64_t cur = 0, old;
-    int st;
+    remora_status_t st;
     for (;;) {
         if (cur & mask) { /* held: wait, then look again */
             remora_backoff(&wt);
-            if ((st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &cur)) != REMORA_OK)
+            if (!remora_ok((st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &cur))))
                 return st;
             continue;
         }
-        if ((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_CSWAP, cur | mask, cur, &old)) !=
-                REMORA_OK ||
+        if (!remora_ok((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_CSWAP, cur | mask, cur, &old))) ||
             old == cur)
             break;
         cur = old;
@@ -64,7 +63,7 @@ static inline int stripes_lock(struct remora_win *w, int target, uint64_t mask)
     return st;
 }
 
-static inline int stripes_unlock(struct remora_win *w, int target, uint64_t mask)
+static inline remora_status_t stripes_unlock(struct remora_win *w, int target, uint64_t mask)
 {
     atomic_thread_fence(memory_order_release);
     uint64_t old;
@@ -91,11 +90,11 @@ static inline uint8_t lock_free_known(const struct remora_rank_state *s)
     return atomic_load_explicit(&s->peer.acc_lock_free, memory_order_acquire);
 }
 
-static inline int lock_free_read(struct remora_win *w, int target, uint64_t *v)
+static inline remora_status_t lock_free_read(struct remora_win *w, int target, uint64_t *v)
 {
-    int st = ctrl_read(w, target, REMORA_CTRL_ACC_LOCK_FREE, v);
+    remora_status_t st = ctrl_read(w, target, REMORA_CTRL_ACC_LOCK_FREE, v);
     uint8_t known = 0;
-    while (st == REMORA_OK && *v > known &&
+    while (remora_ok(st) && *v > known &&
            !atomic_compare_exchange_weak_explicit(&remora_rank_known(w, target)->peer.acc_lock_free, &known, (uint8_t)*v,
                                                   memory_order_release, memory_order_acquire))
         ;
@@ -104,27 +103,27 @@ static inline int lock_free_read(struct remora_win *w, int target, uint64_t *v)
 
 /* Before a lock-free call: until the state is 2, setting it first if no
  * call has. */
-static inline int lock_free_begin(struct remora_win *w, int target)
+static inline remora_status_t lock_free_begin(struct remora_win *w, int target)
 {
     uint64_t v = 0, held, now;
     if (lock_free_known(remora_rank_known(w, target)) == 2)
         return REMORA_OK;
     struct remora_wait wt;
     remora_wait_init(&wt);
-    int st = lock_free_read(w, target, &v);
-    if (st == REMORA_OK && v == 0 &&
-        (st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_CSWAP, 1, 0, &v)) == REMORA_OK &&
+    remora_status_t st = lock_free_read(w, target, &v);
+    if (remora_ok(st) && v == 0 &&
+        remora_ok((st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_CSWAP, 1, 0, &v))) &&
         v == 0) { /* ours to wait for the plain calls */
         st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &held);
-        while (st == REMORA_OK && held) {
+        while (remora_ok(st) && held) {
             remora_backoff(&wt);
             st = ctrl_read(w, target, REMORA_CTRL_ACC_STRIPES, &now);
             held &= now; /* a stripe seen free: the call that held it has ended */
         }
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_LOCK_FREE, REMORA_AMO_SWAP, 2, 0, &v);
     }
-    while (st == REMORA_OK && (st = lock_free_read(w, target, &v)) == REMORA_OK && v != 2)
+    while (remora_ok(st) && remora_ok((st = lock_free_read(w, target, &v))) && v != 2)
         remora_backoff(&wt);
     return st;
 }

@@ -45,10 +45,10 @@ static size_t lock_free_word(const struct acc *a)
 
 /* The call, after every check: one atomic when it can be, else under the
  * stripes of its bytes. */
-static int run(struct acc *a)
+static remora_status_t run(struct acc *a)
 {
-    int st = remora_acc_gather(a, a->t.n == 1 && a->type && remora_applies(a->t.few[0].amo));
-    if (st != REMORA_OK)
+    remora_status_t st = remora_acc_gather(a, a->t.n == 1 && a->type && remora_applies(a->t.few[0].amo));
+    if (!remora_ok(st))
         return st;
     if (remora_acc_owner_applies(a)) {
         const struct remora_span *s = &a->t.few[0];
@@ -63,7 +63,7 @@ static int run(struct acc *a)
                 uint64_t old;
                 st = remora_amo(s->amo, off, a->esz, REMORA_AMO_CSWAP, load_elem(a->origin, a->esz),
                                 load_elem(a->compare, a->esz), &old);
-                if (st == REMORA_OK)
+                if (remora_ok(st))
                     store_elem(a->result, a->esz, old);
             } else {
                 st = update_elem(s->amo, off, a->esz, a->op, a->kernel, a->integer, a->origin, a->result, 0);
@@ -76,7 +76,7 @@ static int run(struct acc *a)
     }
     size_t word = lock_free_word(a);
     const struct remora_span *s = &a->t.few[0];
-    if (word && (st = lock_free_begin(a->w, a->target)) != REMORA_OK) {
+    if (word && !remora_ok((st = lock_free_begin(a->w, a->target)))) {
         drop_pieces(a);
         return st;
     }
@@ -87,7 +87,7 @@ static int run(struct acc *a)
             uint64_t old;
             st = elem_amo(s->amo, off, word, REMORA_AMO_CSWAP, load_elem(a->origin, word), load_elem(a->compare, word),
                           &old);
-            if (st == REMORA_OK)
+            if (remora_ok(st))
                 store_elem(a->result, word, old);
         } else {
             st = update_elem(s->amo, off, word, a->op, a->kernel, a->integer, a->origin, a->result,
@@ -97,19 +97,19 @@ static int run(struct acc *a)
         st = remora_acc_run_image(a, word);
     } else {
         uint64_t mask = stripes_of(a->lo, a->hi);
-        if ((st = stripes_lock(a->w, a->target, mask)) == REMORA_OK) {
+        if (remora_ok((st = stripes_lock(a->w, a->target, mask)))) {
             uint64_t lock_free = lock_free_known(remora_rank_known(a->w, a->target));
             char *base = lock_free ? NULL : remora_acc_plain_base(a), *to;
             if (base)
                 st = lock_free_read(a->w, a->target, &lock_free);
-            if (st == REMORA_OK && base && !lock_free)
+            if (remora_ok(st) && base && !lock_free)
                 remora_acc_plain(a, base);
-            else if (st == REMORA_OK && (to = remora_acc_direct16_at(a)))
+            else if (remora_ok(st) && (to = remora_acc_direct16_at(a)))
                 remora_acc_direct16(a, to);
-            else if (st == REMORA_OK)
+            else if (remora_ok(st))
                 st = remora_acc_run_image(a, 16);
-            int st2 = stripes_unlock(a->w, a->target, mask);
-            st = st != REMORA_OK ? st : st2;
+            remora_status_t st2 = stripes_unlock(a->w, a->target, mask);
+            st = !remora_ok(st) ? st : st2;
         }
     }
     drop_pieces(a);
@@ -215,8 +215,8 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
         remora_target_release(&a.t);
         return remora_err(MPI_ERR_NO_MEM, "%zu elements", nelem);
     }
-    int st = run(&a);
-    if (st == REMORA_OK && rtmp)
+    remora_status_t st = run(&a);
+    if (remora_ok(st) && rtmp)
         remora_acc_convey(&a, raddr, rcount, rt, rtmp, 1);
     free(otmp);
     free(rtmp);
@@ -268,7 +268,7 @@ int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void 
         rc = remora_rma_target(w, target, tdisp, a.tt, 1, &a.t);
     if (rc != MPI_SUCCESS)
         return rc;
-    int st = run(&a);
+    remora_status_t st = run(&a);
     remora_target_release(&a.t);
     return remora_status_err(st, "compare-and-swap at target %d", target);
 }
