@@ -1,12 +1,14 @@
 /* An accumulate call as the protocols see it: its operands packed into
- * element arrays and the target bytes it touches as pieces (accumulate.c
- * gathers them; acc_owner.c and accumulate.c's own protocols carry the call
- * out). */
+ * element arrays and the target bytes it touches as pieces (acc_pieces.c
+ * gathers them), and the protocols that carry it out, one file each (the
+ * dispatcher, accumulate.c, chooses).  Core-internal: only the accumulate
+ * files include it; the front ends see accumulate.h. */
 #ifndef REMORA_CORE_ACC_CALL_H
 #define REMORA_CORE_ACC_CALL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/datatype.h"
 #include "core/reduce.h"
@@ -46,11 +48,67 @@ struct acc {
     uint64_t lo, hi;          /* the positions they touch                                   */
 };
 
+/* Every field but t, which remora_rma_target fills: zeroing the whole
+ * struct (its spans) costs more than a small call's work. */
+static inline void acc_init(struct acc *a, struct remora_win *w, int target, enum remora_op op, MPI_Count tcount)
+{
+    a->w = w;
+    a->target = target;
+    a->op = op;
+    a->kernel = NULL;
+    a->bt = a->tt = NULL;
+    a->type = NULL;
+    a->esz = 0;
+    a->holes = a->integer = 0;
+    a->origin = a->compare = NULL;
+    a->result = NULL;
+    a->tcount = tcount;
+    a->p = &a->one;
+    a->np = 0;
+    a->lo = a->hi = 0;
+}
+
+static inline void drop_pieces(struct acc *a)
+{
+    if (a->p != &a->one)
+        free(a->p);
+    a->p = &a->one;
+}
+
+/* The address of the first position of the call's span when it has one, in
+ * the atomicity domain, mapped here; else NULL. */
+static inline char *mapped_span(const struct acc *a)
+{
+    const struct remora_span *s = &a->t.few[0];
+    return a->t.n == 1 && s->atomic ? remora_mapped(s->amo, s->at) : NULL;
+}
+
+/* The call as pieces (a->p, a->np, a->lo, a->hi) of the target layout;
+ * runs: where the owner carries the call out (pieces may be runs).
+ * acc_pieces.c. */
+remora_status_t remora_acc_gather(struct acc *a, int runs);
+/* Elements of (buf, count, t) to or from (to_buf) the packed element array
+ * `array`, in typemap order.  acc_pieces.c. */
+void remora_acc_convey(const struct acc *a, char *buf, MPI_Count count, const struct remora_dt *t, char *array,
+                       int to_buf);
+
+/* The call on an image of its bytes, with units of at most `round` bytes:
+ * acc_image.c. */
+remora_status_t remora_acc_run_image(const struct acc *a, uint64_t round);
+
+/* Under the stripes, straight to memory mapped here: acc_plain.c.  The
+ * address of the call's span for the plain path, or NULL; the call plainly;
+ * the target address for direct16, or NULL; the call word by word. */
+char *remora_acc_plain_base(const struct acc *a);
+void remora_acc_plain(const struct acc *a, char *base);
+char *remora_acc_direct16_at(const struct acc *a);
+void remora_acc_direct16(const struct acc *a, char *to);
+
 /* The call carried out by the memory's owner, where the target's memory is
  * in one atomicity domain with the owner's CPU (remora_applies): acc_owner.c.
  * Pieces gathered. */
 int remora_acc_owner_applies(const struct acc *a);
-int remora_acc_owner_run(const struct acc *a);
+remora_status_t remora_acc_owner_run(const struct acc *a);
 /* What the owner runs for each piece (registered with the transport). */
 void remora_acc_owner_register(void);
 

@@ -112,7 +112,7 @@ int remora_acc_owner_applies(const struct acc *a)
 }
 
 /* Pieces [first, end) of a, all in span s, as one call. */
-static int apply_span(const struct acc *a, const struct remora_span *s, size_t first, size_t end,
+static remora_status_t apply_span(const struct acc *a, const struct remora_span *s, size_t first, size_t end,
                       const struct owner_head *h)
 {
     struct remora_apply_piece few[8], *v = end - first <= 8 ? few : malloc(sizeof *v * (end - first));
@@ -130,17 +130,17 @@ static int apply_span(const struct acc *a, const struct remora_span *s, size_t f
             .result = a->result ? a->result + p->at : NULL,
         };
     }
-    int st = remora_apply(s->amo, h, v, end - first);
+    remora_status_t st = remora_apply(s->amo, h, v, end - first);
     if (v != few)
         free(v);
     return st;
 }
 
-int remora_acc_owner_run(const struct acc *a)
+remora_status_t remora_acc_owner_run(const struct acc *a)
 {
     struct owner_head h = {.op = (uint8_t)a->op, .type_id = a->type->id, .esz = (uint32_t)a->esz};
-    int st = REMORA_OK;
-    for (size_t first = 0; first < a->np && st == REMORA_OK;) {
+    remora_status_t st = REMORA_OK;
+    for (size_t first = 0; first < a->np && remora_ok(st);) {
         const struct remora_span *s = remora_target_span_at(&a->t, a->p[first].pos);
         size_t end = first + 1;
         while (end < a->np && remora_target_span_at(&a->t, a->p[end].pos) == s)

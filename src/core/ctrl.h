@@ -15,7 +15,7 @@ static inline const struct remora_rmem *remora_ctrl_of(struct remora_win *w, int
 }
 
 /* op on the 8-byte word at `off` of target's control block; waits for the old value. */
-static inline int remora_ctrl_amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
+static inline remora_status_t remora_ctrl_amo(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
                                   uint64_t x, uint64_t cmp, uint64_t *old)
 {
     const struct remora_rmem *m = remora_ctrl_of(w, target);
@@ -40,10 +40,10 @@ static inline struct remora_doorbell *remora_ctrl_bell(struct remora_win *w, int
 }
 
 /* remora_ctrl_amo on a word that someone may be waiting for: rings target's doorbell after it. */
-static inline int remora_ctrl_signal(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
+static inline remora_status_t remora_ctrl_signal(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
                                      uint64_t x, uint64_t cmp, uint64_t *old)
 {
-    int st = remora_ctrl_amo(w, target, off, op, x, cmp, old);
+    remora_status_t st = remora_ctrl_amo(w, target, off, op, x, cmp, old);
     struct remora_doorbell *bell = remora_ctrl_bell(w, target);
     if (bell)
         remora_doorbell_ring(bell);
@@ -53,7 +53,7 @@ static inline int remora_ctrl_signal(struct remora_win *w, int target, size_t of
 /* remora_ctrl_signal that may still be in flight when it returns: *old is
  * valid once remora_ctrl_complete(w, target) has returned.  Lets a protocol
  * step have atomics at two ranks in flight together (one round trip). */
-static inline int remora_ctrl_signal_nbi(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
+static inline remora_status_t remora_ctrl_signal_nbi(struct remora_win *w, int target, size_t off, enum remora_amo_op op,
                                          uint64_t x, uint64_t cmp, uint64_t *old)
 {
     const struct remora_rmem *m = remora_ctrl_of(w, target);
@@ -62,7 +62,7 @@ static inline int remora_ctrl_signal_nbi(struct remora_win *w, int target, size_
     return remora_amo_nbi(m, off, 8, op, x, cmp, old);
 }
 
-static inline int remora_ctrl_complete(struct remora_win *w, int target)
+static inline remora_status_t remora_ctrl_complete(struct remora_win *w, int target)
 {
     const struct remora_rmem *m = remora_ctrl_of(w, target);
     return !m ? REMORA_ERR_NO_MEM : remora_mapped(m, 0) ? REMORA_OK : remora_flush(m);
@@ -70,7 +70,7 @@ static inline int remora_ctrl_complete(struct remora_win *w, int target)
 
 /* Add x to a control word and ring: a release, which nobody needs to see
  * complete, so over the network it is sent and not waited for. */
-static inline int remora_ctrl_release(struct remora_win *w, int target, size_t off, uint64_t x)
+static inline remora_status_t remora_ctrl_release(struct remora_win *w, int target, size_t off, uint64_t x)
 {
     const struct remora_rmem *m = remora_ctrl_of(w, target);
     if (!m)

@@ -111,8 +111,8 @@ static int register_region(struct remora_win *w, void *base, size_t size, struct
     if (!d)
         return remora_err(MPI_ERR_NO_MEM, "a dynamic window's region state");
     struct remora_mem_reg reg;
-    int st = remora_mem_register(base, size, w->spans_nodes, &reg);
-    if (st != REMORA_OK)
+    remora_status_t st = remora_mem_register(base, size, w->spans_nodes, &reg);
+    if (!remora_ok(st))
         return remora_status_err(st, "registering the region");
     memcpy(v->key, reg.packed, reg.packed_len);
     v->key_len = (uint32_t)reg.packed_len;
@@ -235,21 +235,21 @@ static int find_mapped(struct remora_win *w, const struct remora_dyn_table *t, u
 }
 
 /* Re-read a table not mapped here (dyn: it) into c (c->lock held). */
-static int read_remote(struct remora_win *w, const struct remora_rmem *dyn, struct target_cache *c)
+static remora_status_t read_remote(struct remora_win *w, const struct remora_rmem *dyn, struct target_cache *c)
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
     for (;;) {
         uint64_t g1, g2;
         uint32_t hdr[2];
-        int st = remora_read(dyn, offsetof(struct remora_dyn_table, generation), &g1, sizeof g1);
-        if (st == REMORA_OK && (g1 & 1)) {
+        remora_status_t st = remora_read(dyn, offsetof(struct remora_dyn_table, generation), &g1, sizeof g1);
+        if (remora_ok(st) && (g1 & 1)) {
             remora_wait_round(&wt);
             continue;
         }
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             st = remora_read(dyn, offsetof(struct remora_dyn_table, n), hdr, sizeof hdr);
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             return st;
         uint32_t n = hdr[0] < w->dyn_cap ? hdr[0] : w->dyn_cap;
         if (n > c->cap) {
@@ -261,9 +261,9 @@ static int read_remote(struct remora_win *w, const struct remora_rmem *dyn, stru
         }
         if (n)
             st = remora_read(dyn, offsetof(struct remora_dyn_table, region), c->region, sizeof *c->region * n);
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             st = remora_read(dyn, offsetof(struct remora_dyn_table, generation), &g2, sizeof g2);
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             return st;
         if (g1 == g2) {
             c->n = n;
@@ -282,7 +282,7 @@ static const struct remora_dyn_region *find_cached(const struct target_cache *c,
 }
 
 /* The unpacked region r of target (c->lock held): found or made. */
-static int known(struct remora_win *w, int target, struct target_cache *c, const struct remora_dyn_region *r,
+static remora_status_t known(struct remora_win *w, int target, struct target_cache *c, const struct remora_dyn_region *r,
                  struct known_region **out)
 {
     for (struct known_region *k = c->known; k; k = k->next)
@@ -296,14 +296,14 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
         return REMORA_ERR_NO_MEM;
     const struct remora_rank_state *s = remora_rank_known(w, target); /* reached: made */
     int proc = s->world_rank;
-    int st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_FAST, &k->data);
+    remora_status_t st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_FAST, &k->data);
     k->amo = k->data;
-    if (st == REMORA_OK && w->spans_nodes && s->node_rank >= 0) {
+    if (remora_ok(st) && w->spans_nodes && s->node_rank >= 0) {
         st = remora_mem_unpack(proc, r->key, r->key_len, REMORA_REACH_NET, &k->amo);
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             remora_rmem_release(&k->data);
     }
-    if (st != REMORA_OK) {
+    if (!remora_ok(st)) {
         free(k);
         return st;
     }
@@ -316,25 +316,25 @@ static int known(struct remora_win *w, int target, struct target_cache *c, const
 
 /* The region holding addr, unpacked (c->lock held): *k, or NULL when no
  * region holds it. */
-static int region_at(struct remora_win *w, int target, struct target_cache *c, uint64_t addr, uint64_t epoch,
+static remora_status_t region_at(struct remora_win *w, int target, struct target_cache *c, uint64_t addr, uint64_t epoch,
                      struct known_region **k)
 {
     const struct remora_reach *x = &remora_rank_known(w, target)->reach; /* reached: made */
     const struct remora_dyn_table *mapped = (const struct remora_dyn_table *)remora_mapped(&x->dyn, 0);
     struct remora_dyn_region copy;
     const struct remora_dyn_region *r = NULL;
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     *k = NULL;
     if (mapped) {
         r = find_mapped(w, mapped, addr, &copy) ? &copy : NULL;
     } else {
         r = c->epoch == epoch ? find_cached(c, addr) : NULL;
-        if (!r && (st = read_remote(w, &x->dyn, c)) == REMORA_OK) { /* a miss or a new epoch */
+        if (!r && remora_ok((st = read_remote(w, &x->dyn, c)))) { /* a miss or a new epoch */
             c->epoch = epoch;
             r = find_cached(c, addr);
         }
     }
-    return r && st == REMORA_OK ? known(w, target, c, r, k) : st;
+    return r && remora_ok(st) ? known(w, target, c, r, k) : st;
 }
 
 int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t len, struct remora_target *t)
@@ -346,23 +346,24 @@ int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t l
     uint64_t epoch = atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1;
     uint64_t pos = lo, end = lo + len;
     struct known_region *k = NULL;
-    int st = REMORA_OK, unmappable = 0;
+    remora_status_t st = REMORA_OK;
+    int unmappable = 0;
     pthread_mutex_lock(&c->lock);
-    while (pos < end && (st = region_at(w, target, c, pos, epoch, &k)) == REMORA_OK && k) {
+    while (pos < end && remora_ok((st = region_at(w, target, c, pos, epoch, &k))) && k) {
         uint64_t rend = k->r.base + k->r.size;
         struct remora_span s = {pos, rend < end ? rend : end, &k->data, &k->amo, pos - k->r.base,
                                 k->r.atomic && k->amo.tp->amo_sizes};
         if ((unmappable = k->r.atomic && !s.atomic)) /* the others use atomics on it: we must not lock instead */
             break;
-        if ((st = remora_target_add(t, &s)) != REMORA_OK)
+        if (!remora_ok((st = remora_target_add(t, &s))))
             break;
         pos = s.hi;
     }
     pthread_mutex_unlock(&c->lock);
-    if (st == REMORA_OK && !unmappable && pos == end)
+    if (remora_ok(st) && !unmappable && pos == end)
         return MPI_SUCCESS;
     remora_target_release(t);
-    if (st != REMORA_OK)
+    if (!remora_ok(st))
         return remora_status_err(st, "reaching a region attached at target %d", target);
     if (unmappable)
         return remora_err(MPI_ERR_OTHER, "cannot map the memory of a region attached at target %d", target);

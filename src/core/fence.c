@@ -49,7 +49,7 @@ int remora_fence(struct remora_win *w, int assert)
     if (rc != MPI_SUCCESS)
         return rc;
 
-    int st = assert & MPI_MODE_NOPRECEDE ? REMORA_OK : remora_flush_all();
+    remora_status_t st = assert & MPI_MODE_NOPRECEDE ? REMORA_OK : remora_flush_all();
     /* With nothing before and nothing after, there is nothing to order. */
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         remora_win_barrier(w);

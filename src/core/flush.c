@@ -4,7 +4,7 @@
 #include "core/status.h"
 #include "core/sync.h"
 
-int remora_flush_target(struct remora_win *w, int target)
+remora_status_t remora_flush_target(struct remora_win *w, int target)
 {
     const struct remora_rank_state *s = remora_rank_known(w, target);
     if (!s) /* never used: nothing to complete */
@@ -12,8 +12,8 @@ int remora_flush_target(struct remora_win *w, int target)
     const struct remora_reach *x = &s->reach;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* regions may use any transport toward it */
         return remora_flush_proc(s->world_rank);
-    int st = remora_flush(&x->data);
-    if (st == REMORA_OK && x->amo.tp != x->data.tp)
+    remora_status_t st = remora_flush(&x->data);
+    if (remora_ok(st) && x->amo.tp != x->data.tp)
         st = remora_flush(&x->amo);
     return st;
 }

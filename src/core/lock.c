@@ -75,7 +75,7 @@
 #define MASTER 0
 
 /* Every change of a lock word rings its rank's doorbell (remora_ctrl_signal): waiters sleep on it. */
-static int fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64_t *old)
+static remora_status_t fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64_t *old)
 {
     return remora_ctrl_signal(w, target, off, REMORA_AMO_ADD, x, 0, old);
 }
@@ -83,7 +83,7 @@ static int fadd(struct remora_win *w, int target, size_t off, uint64_t x, uint64
 /* Wait until the lock word `off` of target is no longer `seen`, and read it:
  * asleep on its doorbell on one node; across nodes, by backing off and
  * reading it again with a network atomic.  A transport status. */
-static int await_change(struct remora_win *w, int target, size_t off, uint64_t seen, struct remora_wait *wt,
+static remora_status_t await_change(struct remora_win *w, int target, size_t off, uint64_t seen, struct remora_wait *wt,
                         uint64_t *now)
 {
     struct remora_doorbell *bell = remora_ctrl_bell(w, target);
@@ -100,21 +100,21 @@ static int await_change(struct remora_win *w, int target, size_t off, uint64_t s
 /* A shared reader of word `off` at `target`: enter unless `blocked(v)`; give way to
  * `waiting(v)` a bounded number of times.  Serves MPI_Win_lock(SHARED) on the
  * local word and MPI_Win_lock_all on the global word.  A transport status. */
-static int acquire_reader(struct remora_win *w, int target, size_t off, uint64_t unit,
+static remora_status_t acquire_reader(struct remora_win *w, int target, size_t off, uint64_t unit,
                           int (*blocked)(uint64_t), int (*waiting)(uint64_t))
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
     for (int tries = 0;; tries++) {
         uint64_t old, now;
-        int st = fadd(w, target, off, unit, &old);
-        if (st != REMORA_OK || (!blocked(old) && (!waiting(old) || tries >= REMORA_LOCK_PATIENCE)))
+        remora_status_t st = fadd(w, target, off, unit, &old);
+        if (!remora_ok(st) || (!blocked(old) && (!waiting(old) || tries >= REMORA_LOCK_PATIENCE)))
             return st;
-        if ((st = fadd(w, target, off, -unit, &now)) != REMORA_OK)
+        if (!remora_ok((st = fadd(w, target, off, -unit, &now))))
             return st;
         /* retry once the word, as it is after our withdrawal, would let us in */
         for (now -= unit; blocked(now) || (waiting(now) && tries + 1 < REMORA_LOCK_PATIENCE);)
-            if ((st = await_change(w, target, off, now, &wt, &now)) != REMORA_OK)
+            if (!remora_ok((st = await_change(w, target, off, now, &wt, &now))))
                 return st;
     }
 }
@@ -122,22 +122,22 @@ static int acquire_reader(struct remora_win *w, int target, size_t off, uint64_t
 /* A writer that has announced itself on word `off` (v: the word after its
  * announcement): convert the announcement into `hold` by CAS whenever
  * `free_for_writer(v)`.  A transport status. */
-static int await_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
+static remora_status_t await_writer(struct remora_win *w, int target, size_t off, uint64_t announce, uint64_t hold,
                         int (*free_for_writer)(uint64_t), uint64_t v)
 {
     struct remora_wait wt;
     remora_wait_init(&wt);
-    for (int st;;) {
+    for (remora_status_t st;;) {
         if (free_for_writer(v)) {
             uint64_t seen;
-            if ((st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen)) != REMORA_OK)
+            if (!remora_ok((st = remora_ctrl_signal(w, target, off, REMORA_AMO_CSWAP, v - announce + hold, v, &seen))))
                 return st;
             if (seen == v)
                 return REMORA_OK;
             v = seen;
             continue;
         }
-        if ((st = await_change(w, target, off, v, &wt, &v)) != REMORA_OK)
+        if (!remora_ok((st = await_change(w, target, off, v, &wt, &v))))
             return st;
     }
 }
@@ -146,33 +146,32 @@ static int local_free(uint64_t v);
 /* No lock_all is held (or being taken). */
 static int global_free(uint64_t v) { return GLOBAL_FIELD(v, GLOBAL_ALL) == 0; }
 
-static int hold_global(struct remora_win *w, uint64_t g);
+static remora_status_t hold_global(struct remora_win *w, uint64_t g);
 
 /* MPI_Win_lock(EXCLUSIVE), registered: hold EX_HELD at the master and the
  * target's EXCL.  Across nodes the two atomics are in flight together: one
  * round trip when nobody is in the way.  On one node the master's word comes
  * first: lock_all holders wait for a target's EXCL there (I3).  A transport
  * status. */
-static int acquire_exclusive(struct remora_win *w, int target)
+static remora_status_t acquire_exclusive(struct remora_win *w, int target)
 {
     uint64_t g, l;
-    int st;
+    remora_status_t st;
     if (!w->spans_nodes) {
-        if ((st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_HELD, &g)) != REMORA_OK ||
-            (st = hold_global(w, g)) != REMORA_OK ||
-            (st = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l)) !=
-                REMORA_OK)
+        if (!remora_ok((st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_HELD, &g))) ||
+            !remora_ok((st = hold_global(w, g))) ||
+            !remora_ok((st = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l))))
             return st;
     } else {
         st = remora_ctrl_signal_nbi(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, REMORA_AMO_ADD, GLOBAL_EX_HELD, 0, &g);
-        int st_local = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l);
-        int st_done = remora_ctrl_complete(w, MASTER);
-        if ((st = st != REMORA_OK ? st : st_local != REMORA_OK ? st_local : st_done) != REMORA_OK ||
-            (st = hold_global(w, g)) != REMORA_OK)
+        remora_status_t st_local = remora_ctrl_signal(w, target, REMORA_CTRL_LOCK_LOCAL, REMORA_AMO_CSWAP, LOCAL_EXCL, 0, &l);
+        remora_status_t st_done = remora_ctrl_complete(w, MASTER);
+        if (!remora_ok((st = !remora_ok(st) ? st : !remora_ok(st_local) ? st_local : st_done)) ||
+            !remora_ok((st = hold_global(w, g))))
             return st;
     }
     if (l != 0) {
-        if ((st = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, &l)) != REMORA_OK)
+        if (!remora_ok((st = fadd(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, &l))))
             return st;
         st = await_writer(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_WAITING, LOCAL_EXCL, local_free, l + LOCAL_WAITING);
     }
@@ -181,13 +180,13 @@ static int acquire_exclusive(struct remora_win *w, int target)
 
 /* Keep the EX_HELD just added (g: the global word before the add) if no
  * lock_all was held (I2); else turn it into EX_WAIT and wait for ALL == 0. */
-static int hold_global(struct remora_win *w, uint64_t g)
+static remora_status_t hold_global(struct remora_win *w, uint64_t g)
 {
     if (global_free(g))
         return REMORA_OK;
     const uint64_t to_waiting = GLOBAL_EX_WAIT - GLOBAL_EX_HELD;
-    int st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, to_waiting, &g);
-    return st != REMORA_OK ? st
+    remora_status_t st = fadd(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, to_waiting, &g);
+    return !remora_ok(st) ? st
                            : await_writer(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_EX_WAIT, GLOBAL_EX_HELD,
                                           global_free, g + to_waiting);
 }
@@ -324,7 +323,8 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
 
     /* The waits happen outside sync_lock: other threads may unlock meanwhile.
      * PENDING keeps the target's state ours. */
-    int excl = lock_type == MPI_LOCK_EXCLUSIVE, st = REMORA_OK;
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    remora_status_t st = REMORA_OK;
     uint8_t held = excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD;
     if (assert & MPI_MODE_NOCHECK)
         held |= 0x80;
@@ -335,7 +335,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         held = REMORA_LOCK_EXCL_LOCAL;
     else
         st = acquire_exclusive(w, target);
-    if (st != REMORA_OK) { /* the lock words are in doubt: the network failed */
+    if (!remora_ok(st)) { /* the lock words are in doubt: the network failed */
         remora_sync_begin(w);
         atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_relaxed);
         w->locks_held--;
@@ -371,7 +371,7 @@ int remora_unlock(struct remora_win *w, int target)
     /* Complete our operations before releasing.  On the node the release is
      * itself a full barrier (a seq_cst read-modify-write on the lock word)
      * unless MPI_MODE_NOCHECK left no lock word to release. */
-    int st = REMORA_OK, st2 = REMORA_OK;
+    remora_status_t st = REMORA_OK, st2 = REMORA_OK;
     if ((state & 0x80) || w->spans_nodes)
         st = remora_flush_target(w, target);
     /* released even if the flush failed: others must not wait forever */
@@ -385,11 +385,11 @@ int remora_unlock(struct remora_win *w, int target)
             release_on_node(remora_rank_known(w, MASTER), REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
     } else {
         st2 = remora_ctrl_release(w, target, REMORA_CTRL_LOCK_LOCAL, local);
-        if (st2 == REMORA_OK && registered)
+        if (remora_ok(st2) && registered)
             st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_EX_HELD);
     }
     atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_release);
-    return remora_status_err(st != REMORA_OK ? st : st2, "unlocking target %d", target);
+    return remora_status_err(!remora_ok(st) ? st : st2, "unlocking target %d", target);
 }
 
 int remora_lock_all(struct remora_win *w, int assert)
@@ -406,10 +406,10 @@ int remora_lock_all(struct remora_win *w, int assert)
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;
-    int st = assert & MPI_MODE_NOCHECK
+    remora_status_t st = assert & MPI_MODE_NOCHECK
                  ? REMORA_OK
                  : acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
-    if (st != REMORA_OK) {
+    if (!remora_ok(st)) {
         remora_sync_begin(w);
         w->lock_all_held = 0;
         remora_sync_end(w);
@@ -451,11 +451,11 @@ int remora_unlock_all(struct remora_win *w)
     remora_sync_end(w);
     forget_reached(w);
     /* completed and released outside sync_lock: these are remote operations */
-    int st = remora_flush_all(), st2 = REMORA_OK;
+    remora_status_t st = remora_flush_all(), st2 = REMORA_OK;
     if (!(held & 2))
         st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
     remora_sync_begin(w);
     w->lock_all_held = 0;
     remora_sync_end(w);
-    return remora_status_err(st != REMORA_OK ? st : st2, "unlock_all");
+    return remora_status_err(!remora_ok(st) ? st : st2, "unlock_all");
 }

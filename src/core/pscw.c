@@ -101,9 +101,9 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
      * not wait for our remote atomics.  Our local stores to the window happen
      * before any origin's access. */
     atomic_thread_fence(memory_order_release);
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     uint64_t old;
-    for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && st == REMORA_OK; i++)
+    for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && remora_ok(st); i++)
         st = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
     return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
@@ -162,12 +162,12 @@ int remora_complete(struct remora_win *w)
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&remora_rank_known(w, ranks[i])->peer.access, 0, memory_order_relaxed); /* made by start */
     /* the targets are told even if the flush failed: they must not wait forever */
-    int st = remora_flush_all(), st2 = REMORA_OK;
+    remora_status_t st = remora_flush_all(), st2 = REMORA_OK;
     uint64_t old;
-    for (int i = 0; i < n && st2 == REMORA_OK; i++)
+    for (int i = 0; i < n && remora_ok(st2); i++)
         st2 = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
     free(ranks);
-    return remora_status_err(st != REMORA_OK ? st : st2, "MPI_Win_complete");
+    return remora_status_err(!remora_ok(st) ? st : st2, "MPI_Win_complete");
 }
 
 /* Whether every origin of the current exposure epoch completed; closes it if so. */

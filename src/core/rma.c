@@ -37,7 +37,7 @@ static int covered(const struct remora_dt *t, MPI_Count count, __int128 *lo, __i
     return 1;
 }
 
-int remora_target_add(struct remora_target *t, const struct remora_span *s)
+remora_status_t remora_target_add(struct remora_target *t, const struct remora_span *s)
 {
     if (t->n < REMORA_TARGET_SPANS) {
         t->few[t->n++] = *s;
@@ -140,15 +140,17 @@ struct mover {
     struct remora_iov v[IOV_BATCH];
 };
 
-static int drain(struct mover *m)
+static remora_status_t drain(struct mover *m)
 {
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     if (m->nv)
         st = m->put ? remora_putv(m->span->data, m->v, m->nv) : remora_getv(m->span->data, m->v, m->nv);
     m->nv = 0;
     return st;
 }
 
+/* The datatype walks' callbacks (move_piece, move_run) and move_runs
+ * return the status's code (an int: the walks stop at the first nonzero). */
 static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
 {
     struct mover *m = arg;
@@ -156,9 +158,9 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
     while (len > 0) {
         const struct remora_span *s = remora_target_span_at(&m->op->t, pos);
         if (s != m->span || m->nv == IOV_BATCH) {
-            int st = drain(m);
-            if (st != REMORA_OK)
-                return st;
+            remora_status_t st = drain(m);
+            if (!remora_ok(st))
+                return st.code;
             m->span = s;
         }
         MPI_Aint take = s->hi - pos < (uint64_t)len ? (MPI_Aint)(s->hi - pos) : len;
@@ -167,21 +169,21 @@ static int move_piece(MPI_Aint odisp, MPI_Aint tdisp, MPI_Aint len, void *arg)
         pos += (uint64_t)take;
         len -= take;
     }
-    return REMORA_OK;
+    return REMORA_S_OK;
 }
 
 /* n blocks of len bytes, block i between local + i * lstride and target
  * byte at + i * rstride of the mover's span: one strided transfer where the
  * transport has them, else the blocks straight into batches. */
-static int move_strided(struct mover *m, char *local, MPI_Aint lstride, uint64_t at, MPI_Aint rstride, MPI_Aint len,
+static remora_status_t move_strided(struct mover *m, char *local, MPI_Aint lstride, uint64_t at, MPI_Aint rstride, MPI_Aint len,
                         MPI_Aint n)
 {
-    int st = remora_move_strided(m->span->data, &(struct remora_strided){local, lstride, at, rstride, (size_t)len,
+    remora_status_t st = remora_move_strided(m->span->data, &(struct remora_strided){local, lstride, at, rstride, (size_t)len,
                                                                         (size_t)n}, m->put);
-    if (st != REMORA_ERR_UNSUPPORTED)
+    if (!remora_status_is(st, REMORA_S_UNSUPPORTED))
         return st;
     for (MPI_Aint i = 0; i < n; i++) {
-        if (m->nv == IOV_BATCH && (st = drain(m)) != REMORA_OK)
+        if (m->nv == IOV_BATCH && !remora_ok((st = drain(m))))
             return st;
         m->v[m->nv++] = (struct remora_iov){local + i * lstride, at + (uint64_t)(i * rstride), (size_t)len};
     }
@@ -208,7 +210,8 @@ static int move_run(const struct remora_dt_run *r, MPI_Aint index, void *arg)
     const struct remora_dt_run *o = x->target_walked ? &x->other : r, *t = x->target_walked ? r : &x->other;
     MPI_Aint oi = x->target_walked ? index : 0, ti = x->target_walked ? 0 : index;
     return move_strided(x->m, remora_buf_at(x->m->op->origin, o->first + oi * o->stride), o->stride,
-                        span_at(x->m, t->first + ti * t->stride), t->stride, x->len, r->n);
+                        span_at(x->m, t->first + ti * t->stride), t->stride, x->len, r->n)
+        .code;
 }
 
 /* Blocks of one length on both sides, in one span, without the pair walk (a
@@ -226,7 +229,8 @@ static int move_runs(struct mover *m)
         trun = remora_dt_as_run(op->tt, op->tcount, op->bytes, len, &t);
     m->span = remora_target_spans(&op->t);
     if (orun && trun)
-        return move_strided(m, remora_buf_at(op->origin, o.first), o.stride, span_at(m, t.first), t.stride, len, t.n);
+        return move_strided(m, remora_buf_at(op->origin, o.first), o.stride, span_at(m, t.first), t.stride, len, t.n)
+            .code;
     struct runs x = {m, orun ? o : t, len, orun};
     if (orun) /* the target is not a run, so not contiguous */
         return remora_dt_runs(op->tt, op->tcount, len, move_run, &x);
@@ -238,12 +242,13 @@ static int move_runs(struct mover *m)
 static int move(struct rma_op *op, int put)
 {
     struct mover m = {.op = op, .put = put};
-    int st;
+    int code;
     if (op->ot->contiguous && op->tt->contiguous)
-        st = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
-    else if ((st = move_runs(&m)) < 0)
-        st = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
-    if (st == REMORA_OK)
+        code = move_piece(op->ot->true_lb, op->tt->true_lb, op->bytes, &m);
+    else if ((code = move_runs(&m)) < 0)
+        code = remora_dt_pair_walk(op->ot, op->ocount, op->tt, op->tcount, move_piece, &m);
+    remora_status_t st = remora_status_of_code(code);
+    if (remora_ok(st))
         st = drain(&m);
     remora_target_release(&op->t);
     return remora_status_err(st, "%s target memory", put ? "writing" : "reading");

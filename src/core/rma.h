@@ -69,7 +69,7 @@ static inline const struct remora_span *remora_target_span_at(const struct remor
 }
 
 /* Add a span (in address order); REMORA_ERR_NO_MEM when it cannot. */
-int remora_target_add(struct remora_target *t, const struct remora_span *s);
+remora_status_t remora_target_add(struct remora_target *t, const struct remora_span *s);
 void remora_target_release(struct remora_target *t);
 
 struct remora_dt;

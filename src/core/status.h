@@ -8,20 +8,26 @@
 #include "core/errhandler.h"
 #include "transport/transport.h"
 
-static inline int remora_status_class(int status)
+static inline int remora_status_class(remora_status_t status)
 {
-    switch (status) {
-    case REMORA_OK: return MPI_SUCCESS;
-    case REMORA_ERR_NO_MEM: return MPI_ERR_NO_MEM;
-    case REMORA_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
-    default: return MPI_ERR_OTHER; /* the peer or the network failed */
+    switch (status.code) {
+    case REMORA_S_OK: return MPI_SUCCESS;
+    case REMORA_S_NO_MEM: return MPI_ERR_NO_MEM;
+    case REMORA_S_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case REMORA_S_UNREACHABLE: /* the peer or the network failed */
+    case REMORA_S_IO:
+    case REMORA_S_INVALID:
+    default: return MPI_ERR_OTHER;
     }
 }
 
-/* MPI_SUCCESS, or the class of `status` with what failed as the error's detail. */
+/* MPI_SUCCESS, or the class of `status` with what failed as the error's
+ * detail.  `status` is evaluated once (it is often the call itself). */
 #define remora_status_err(status, what, ...)                                                               \
-    ((status) == REMORA_OK ? MPI_SUCCESS                                                                    \
-                           : remora_err(remora_status_class(status), what ": %s", ##__VA_ARGS__,             \
-                                        remora_status_str(status)))
+    __extension__({                                                                                         \
+        remora_status_t st_ = (status);                                                                     \
+        remora_ok(st_) ? MPI_SUCCESS                                                                        \
+                       : remora_err(remora_status_class(st_), what ": %s", ##__VA_ARGS__, remora_status_str(st_)); \
+    })
 
 #endif

@@ -19,7 +19,7 @@ void remora_lock_all_reach(struct remora_win *w, struct remora_rank_state *s);
 #define REMORA_ALL_TARGETS (-0x7fffffff - 1)
 int remora_flush_rma(struct remora_win *w, int target, int local_only);
 /* Remote completion of this process's operations on target: a transport status. */
-int remora_flush_target(struct remora_win *w, int target);
+remora_status_t remora_flush_target(struct remora_win *w, int target);
 int remora_win_sync(struct remora_win *w);
 
 /* active target (fence.c, pscw.c) */

@@ -42,18 +42,19 @@ static struct remora_rmem view(const struct remora_rmem *m, size_t delta)
 }
 
 /* Rank r's state from its place and (across nodes, MPI_Win_create) its keys. */
-static int reach_rank(struct remora_win *w, int r, struct remora_rank_state *s, const struct remora_win_place *p,
+static remora_status_t reach_rank(struct remora_win *w, int r, struct remora_rank_state *s, const struct remora_win_place *p,
                       const char *seg_key, size_t seg_len, const char *data_key, size_t data_len)
 {
     struct remora_reach *x = &s->reach;
-    int proc = p->world_rank, on_node = p->node_rank >= 0, st = REMORA_OK;
+    int proc = p->world_rank, on_node = p->node_rank >= 0;
+    remora_status_t st = REMORA_OK;
     struct remora_rmem *key = w->keys ? &w->keys[3 * r] : NULL; /* seg over the network, data, data over the network */
     char *seg = w->seg.addr;
     s->world_rank = proc;
     s->node_rank = p->node_rank;
     if (w->spans_nodes)
         st = remora_mem_unpack(proc, seg_key, seg_len, REMORA_REACH_NET, &key[0]);
-    if (st != REMORA_OK)
+    if (!remora_ok(st))
         return st;
     if (on_node) {
         remora_mem_mapped(proc, seg + p->ctrl, &x->ctrl);
@@ -68,7 +69,7 @@ static int reach_rank(struct remora_win *w, int r, struct remora_rank_state *s, 
         st = remora_mem_unpack(proc, data_key, data_len, REMORA_REACH_FAST, &key[1]);
         x->data = key[1];
         x->amo = key[1];
-        if (st == REMORA_OK && w->spans_nodes && on_node) {
+        if (remora_ok(st) && w->spans_nodes && on_node) {
             st = remora_mem_unpack(proc, data_key, data_len, REMORA_REACH_NET, &key[2]);
             x->amo = key[2];
         }
@@ -154,17 +155,18 @@ struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
 
 int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *pl, void *user_base)
 {
-    int n = w->comm_size, st = REMORA_OK;
+    int n = w->comm_size;
+    remora_status_t st = REMORA_OK;
     if (w->lazy_ranks) /* nothing to register or exchange: ranks are made on first use */
         return remora_rank(w, w->rank) ? MPI_SUCCESS : remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
-    if (w->spans_nodes && (st = remora_net_wireup(w->comm)) != REMORA_OK)
+    if (w->spans_nodes && !remora_ok((st = remora_net_wireup(w->comm))))
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
         st = remora_mem_register(w->seg.addr, w->seg.size, 1, &w->seg_reg);
-    if (st == REMORA_OK && w->flavor == MPI_WIN_FLAVOR_CREATE)
+    if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE)
         st = remora_mem_register(user_base, (size_t)w->size, w->spans_nodes, &w->data_reg);
-    if (!remora_boot_agree(w->comm, st == REMORA_OK))
-        return st != REMORA_OK ? remora_status_err(st, "registering the window's memory")
+    if (!remora_boot_agree(w->comm, remora_ok(st)))
+        return !remora_ok(st) ? remora_status_err(st, "registering the window's memory")
                                : remora_err(MPI_ERR_NO_MEM, "another process could not register its window memory");
     char *all;
     size_t *offs, *lens;
@@ -179,7 +181,7 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
     if (!remora_boot_agree(w->comm, made && w->keys != NULL) || exchange_keys(w, &all, &offs, &lens) != MPI_SUCCESS)
         return remora_err(MPI_ERR_NO_MEM, "exchanging the window's keys");
     w->nkeys = 3 * n;
-    for (int r = 0; r < n && st == REMORA_OK; r++) {
+    for (int r = 0; r < n && remora_ok(st); r++) {
         uint32_t hdr[2];
         memcpy(hdr, all + offs[r], sizeof hdr);
         const char *keys = all + offs[r] + sizeof hdr;
@@ -188,8 +190,8 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
     free(all);
     free(offs);
     free(lens);
-    if (!remora_boot_agree(w->comm, st == REMORA_OK))
-        return st != REMORA_OK ? remora_status_err(st, "reaching the window's processes")
+    if (!remora_boot_agree(w->comm, remora_ok(st)))
+        return !remora_ok(st) ? remora_status_err(st, "reaching the window's processes")
                                : remora_err(MPI_ERR_OTHER, "another process cannot reach the window's processes");
     /* MPI_Win_create memory: atomics only where every origin has them (on the
      * node, a process reached by CMA makes all take the accumulate lock). */

@@ -27,9 +27,9 @@ uint64_t remora_shmem_amo_slow(const char *routine, void *dest, size_t size, int
         return remora_mapped_amo((char *)r->base + off, size, (enum remora_amo_op)op, operand, compare);
     int ring = must_ring(pe);
     uint64_t old = 0;
-    int st = remora_amo(&r->atom[pe], off, size, (enum remora_amo_op)op, operand, compare,
+    remora_status_t st = remora_amo(&r->atom[pe], off, size, (enum remora_amo_op)op, operand, compare,
                         fetch || ring ? &old : NULL);
-    if (st != REMORA_OK)
+    if (!remora_ok(st))
         remora_shmem_abort(routine, "the atomic on PE %d failed: %s", pe, remora_status_str(st));
     if (ring)
         remora_shmem_ring(pe);
@@ -47,8 +47,8 @@ void remora_shmem_amo_nbi_slow(const char *routine, void *dest, size_t size, int
         remora_amo_store(fetched, remora_shmem_amo_slow(routine, dest, size, op, operand, compare, pe, 1), size);
         return;
     }
-    int st = remora_amo_nbi(&r->atom[pe], off, size, (enum remora_amo_op)op, operand, compare, fetched);
-    if (st != REMORA_OK)
+    remora_status_t st = remora_amo_nbi(&r->atom[pe], off, size, (enum remora_amo_op)op, operand, compare, fetched);
+    if (!remora_ok(st))
         remora_shmem_abort(routine, "the atomic on PE %d failed: %s", pe, remora_status_str(st));
     atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
 }

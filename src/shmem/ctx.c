@@ -13,8 +13,8 @@ void remora_shmem_quiet_all(void)
     remora_mapped_fence();
     if (atomic_load_explicit(&remora_shmem.net_pending, memory_order_relaxed) &&
         atomic_exchange_explicit(&remora_shmem.net_pending, 0, memory_order_acq_rel)) {
-        int st = remora_flush_all();
-        if (st != REMORA_OK)
+        remora_status_t st = remora_flush_all();
+        if (!remora_ok(st))
             remora_shmem_abort("shmem_quiet", "completing the operations failed: %s", remora_status_str(st));
     }
 }

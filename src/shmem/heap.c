@@ -193,7 +193,7 @@ int remora_shmem_heap_init(void)
     atomic_store(&h->committed, first);
     if (map_views() != 0)
         return -1;
-    if (remora_shmem_region_publish(&remora_shmem.heap_regions[0], (void *)h->base, first, 1) != REMORA_OK) {
+    if (!remora_ok(remora_shmem_region_publish(&remora_shmem.heap_regions[0], (void *)h->base, first, 1))) {
         remora_log(REMORA_LOG_ERROR, "cannot register the symmetric heap with the transport");
         return -1;
     }
@@ -222,8 +222,7 @@ int remora_shmem_heap_grow(size_t size)
     for (int pe = 0; pe < remora_shmem.n_pes; pe++)
         if (h->peer_fd[pe] >= 0 && map_fd_at((uintptr_t)remora_shmem.view[pe], h->peer_fd[pe], old, want) != 0)
             remora_fatal("cannot map the grown symmetric heap of PE %d: %s", pe, strerror(errno));
-    if (remora_shmem_region_publish(&remora_shmem.heap_regions[next], (void *)(h->base + old), want - old, 1) !=
-        REMORA_OK) {
+    if (!remora_ok(remora_shmem_region_publish(&remora_shmem.heap_regions[next], (void *)(h->base + old), want - old, 1))) {
         remora_log(REMORA_LOG_ERROR, "cannot register %zu MiB more of symmetric heap with the transport",
                    (want - old) / MiB);
         return -1;

@@ -9,7 +9,7 @@
 
 /* The atomicity domain of the copy at PE pe: the view when heap atomics are
  * CPU atomics, else the network. */
-static int reach_atomics(struct remora_shmem_region *r, int pe, const char *key, size_t len, char *view)
+static remora_status_t reach_atomics(struct remora_shmem_region *r, int pe, const char *key, size_t len, char *view)
 {
     if (view && remora_shmem.cpu_atomics) {
         remora_mem_mapped(pe, view, &r->atom[pe]);
@@ -20,7 +20,7 @@ static int reach_atomics(struct remora_shmem_region *r, int pe, const char *key,
     return remora_mem_unpack(pe, key, len, REMORA_REACH_NET, &r->atom[pe]);
 }
 
-int remora_shmem_region_publish(struct remora_shmem_region *r, void *base, size_t len, int in_heap)
+remora_status_t remora_shmem_region_publish(struct remora_shmem_region *r, void *base, size_t len, int in_heap)
 {
     int n = remora_shmem.n_pes;
     memset(r, 0, sizeof *r);
@@ -28,8 +28,8 @@ int remora_shmem_region_publish(struct remora_shmem_region *r, void *base, size_
     r->len = len;
     r->fast = calloc((size_t)n, sizeof *r->fast);
     r->atom = calloc((size_t)n, sizeof *r->atom);
-    int st = r->fast && r->atom ? remora_mem_register(base, len, remora_shmem.use_net, &r->reg) : REMORA_ERR_NO_MEM;
-    if (!remora_boot_agree(remora_shmem.comm, st == REMORA_OK))
+    remora_status_t st = r->fast && r->atom ? remora_mem_register(base, len, remora_shmem.use_net, &r->reg) : REMORA_ERR_NO_MEM;
+    if (!remora_boot_agree(remora_shmem.comm, remora_ok(st)))
         goto fail;
 
     char *all = NULL;
@@ -38,17 +38,17 @@ int remora_shmem_region_publish(struct remora_shmem_region *r, void *base, size_
         goto fail;
     st = REMORA_OK;
     uint64_t heap_off = r->base - remora_shmem.heap.base;
-    for (int pe = 0; pe < n && st == REMORA_OK; pe++) {
+    for (int pe = 0; pe < n && remora_ok(st); pe++) {
         char *view = in_heap && remora_shmem.view[pe] ? remora_shmem.view[pe] + heap_off : NULL;
         if (view)
             remora_mem_mapped(pe, view, &r->fast[pe]);
         else
             st = remora_mem_unpack(pe, all + offs[pe], lens[pe], REMORA_REACH_FAST, &r->fast[pe]);
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             st = reach_atomics(r, pe, all + offs[pe], lens[pe], in_heap ? view : NULL);
     }
     free(all), free(offs), free(lens);
-    if (remora_boot_agree(remora_shmem.comm, st == REMORA_OK))
+    if (remora_boot_agree(remora_shmem.comm, remora_ok(st)))
         return REMORA_OK;
 fail:
     remora_shmem_region_release(r);

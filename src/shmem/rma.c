@@ -6,7 +6,7 @@
 #include "shmem/ctx.h"
 #include "shmem/ops.h"
 
-static void fail(const char *routine, int st, int pe)
+static void fail(const char *routine, remora_status_t st, int pe)
 {
     remora_shmem_abort(routine, "the transfer to or from PE %d failed: %s", pe, remora_status_str(st));
 }
@@ -16,8 +16,8 @@ static void fail(const char *routine, int st, int pe)
  * (put) or the data is here (get). */
 static void complete_locally(const char *routine, const struct remora_rmem *m, int pe)
 {
-    int st = remora_flush(m);
-    if (st != REMORA_OK)
+    remora_status_t st = remora_flush(m);
+    if (!remora_ok(st))
         fail(routine, st, pe);
 }
 
@@ -54,8 +54,8 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
         }
         /* the source of a blocking put may be reused at return (local completion) */
         const char *from = (const char *)src + done;
-        int st = nbi ? remora_put(m, off, from, n) : remora_write(m, off, from, n);
-        if (st != REMORA_OK)
+        remora_status_t st = nbi ? remora_put(m, off, from, n) : remora_write(m, off, from, n);
+        if (!remora_ok(st))
             fail(routine, st, pe);
         if (nbi || remora_write_pending(m))
             atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
@@ -74,14 +74,14 @@ void remora_shmem_get_slow(const char *routine, void *dest, const void *src, siz
             remora_mapped_copy((char *)dest + done, from, n);
             continue;
         }
-        int st;
+        remora_status_t st;
         if (nbi) {
             st = remora_get(m, off, (char *)dest + done, n);
             atomic_store_explicit(&remora_shmem.net_pending, 1, memory_order_relaxed);
         } else {
             st = remora_read(m, off, (char *)dest + done, n);
         }
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             fail(routine, st, pe);
     }
 }
@@ -129,8 +129,8 @@ static void strided(const char *routine, void *remote, ptrdiff_t rstride, void *
             for (; n < BATCH && i < nblocks; n++, i++)
                 v[n] = (struct remora_iov){(char *)local + (ptrdiff_t)i * lstep,
                                            first_off + (uint64_t)((ptrdiff_t)i * rstep), block};
-            int st = put ? remora_putv(m, v, n) : remora_getv(m, v, n);
-            if (st != REMORA_OK)
+            remora_status_t st = put ? remora_putv(m, v, n) : remora_getv(m, v, n);
+            if (!remora_ok(st))
                 fail(routine, st, pe);
         }
         complete_locally(routine, m, pe); /* put: the source is free; get: the data is here */

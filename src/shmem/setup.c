@@ -100,7 +100,7 @@ int pshmem_init_thread(int requested, int *provided)
     PMPI_Comm_rank(remora_shmem.comm, &remora_shmem.my_pe);
     PMPI_Comm_size(remora_shmem.comm, &remora_shmem.n_pes);
     remora_shmem.use_net = remora_shmem.n_pes > 1;
-    if (remora_shmem.use_net && remora_net_wireup(remora_shmem.comm) != REMORA_OK) {
+    if (remora_shmem.use_net && !remora_ok(remora_net_wireup(remora_shmem.comm))) {
         remora_log(REMORA_LOG_ERROR, "shmem_init: the network transport cannot start");
         return -1;
     }

@@ -56,7 +56,7 @@ int remora_shmem_statics_init(void)
     if (!remora_boot_agree(remora_shmem.comm, remora_shmem.statics != NULL || s.n == 0))
         return -1;
     for (int i = 0; i < s.n; i++) {
-        if (remora_shmem_region_publish(&remora_shmem.statics[i], (void *)s.base[i], s.len[i], 0) != REMORA_OK) {
+        if (!remora_ok(remora_shmem_region_publish(&remora_shmem.statics[i], (void *)s.base[i], s.len[i], 0))) {
             remora_log(REMORA_LOG_ERROR, "cannot register the program's static data with the transport");
             return -1;
         }

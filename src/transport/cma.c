@@ -42,7 +42,7 @@ static size_t window(const struct iovec *v, size_t n, size_t i, size_t off, stru
     return k;
 }
 
-static int transfer(cma_fn fn, pid_t pid, const struct iovec *local, size_t nl, const struct iovec *remote, size_t nr)
+static remora_status_t transfer(cma_fn fn, pid_t pid, const struct iovec *local, size_t nl, const struct iovec *remote, size_t nr)
 {
     size_t li = 0, lo = 0, ri = 0, ro = 0;
     struct iovec lw[IOV_MAX], rw[IOV_MAX];
@@ -61,12 +61,12 @@ static int transfer(cma_fn fn, pid_t pid, const struct iovec *local, size_t nl, 
     return REMORA_OK;
 }
 
-int remora_cma_writev(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote)
+remora_status_t remora_cma_writev(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote)
 {
     return transfer(process_vm_writev, pid, local, nlocal, remote, nremote);
 }
 
-int remora_cma_readv(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote)
+remora_status_t remora_cma_readv(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote)
 {
     return transfer(process_vm_readv, pid, local, nlocal, remote, nremote);
 }
@@ -77,7 +77,7 @@ int remora_cma_readv(pid_t pid, const struct iovec *local, size_t nlocal, const 
 
 static pid_t pid_of(const struct remora_rmem *m) { return (pid_t)(intptr_t)m->key; }
 
-static int cma_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
+static remora_status_t cma_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
 {
     struct iovec local[BATCH], remote[BATCH];
     for (size_t i = 0; i < n; i += BATCH) {
@@ -86,31 +86,31 @@ static int cma_vec(const struct remora_rmem *m, const struct remora_iov *v, size
             local[j] = (struct iovec){v[i + j].local, v[i + j].len};
             remote[j] = (struct iovec){(void *)(m->base + v[i + j].off), v[i + j].len};
         }
-        int st = put ? remora_cma_writev(pid_of(m), local, k, remote, k)
+        remora_status_t st = put ? remora_cma_writev(pid_of(m), local, k, remote, k)
                      : remora_cma_readv(pid_of(m), local, k, remote, k);
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             return st;
     }
     return REMORA_OK;
 }
 
-static int cma_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 1); }
-static int cma_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 0); }
+static remora_status_t cma_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 1); }
+static remora_status_t cma_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 0); }
 
-static int cma_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+static remora_status_t cma_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                    uint64_t compare, uint64_t *fetched)
 {
     (void)m, (void)off, (void)size, (void)op, (void)operand, (void)compare, (void)fetched;
     return REMORA_ERR_UNSUPPORTED; /* no atomic crosses process_vm_writev */
 }
 
-static int cma_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+static remora_status_t cma_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     return remora_get(m, off, dst, len);
 }
 
 /* A process_vm_* call is complete when it returns. */
-static int cma_flush(int proc)
+static remora_status_t cma_flush(int proc)
 {
     (void)proc;
     return REMORA_OK;

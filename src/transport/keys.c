@@ -24,20 +24,20 @@ struct key_header {
     uint32_t net, net_len;  /* registered with the network; its key's length (0 for empty memory) */
 };
 
-const char *remora_status_str(int status)
+const char *remora_status_str(remora_status_t status)
 {
-    switch (status) {
-    case REMORA_OK: return "success";
-    case REMORA_ERR_NO_MEM: return "out of memory or registration resources";
-    case REMORA_ERR_UNREACHABLE: return "the process cannot be reached";
-    case REMORA_ERR_IO: return "a transfer failed";
-    case REMORA_ERR_UNSUPPORTED: return "the operation is not offered on this memory";
-    case REMORA_ERR_INVALID: return "invalid key or argument";
+    switch (status.code) {
+    case REMORA_S_OK: return "success";
+    case REMORA_S_NO_MEM: return "out of memory or registration resources";
+    case REMORA_S_UNREACHABLE: return "the process cannot be reached";
+    case REMORA_S_IO: return "a transfer failed";
+    case REMORA_S_UNSUPPORTED: return "the operation is not offered on this memory";
+    case REMORA_S_INVALID: return "invalid key or argument";
     default: return "unknown transport status";
     }
 }
 
-int remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg)
+remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg)
 {
     memset(reg, 0, sizeof *reg);
     struct key_header h = {.shm_key = remora_ctx.shm_key,
@@ -48,8 +48,8 @@ int remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *
     h.in_pool = len > 0 && remora_pool_find(addr, len, &h.pool);
     if (net) {
         size_t n = 0;
-        int st = remora_net_register(addr, len, &reg->net, reg->packed + sizeof h, sizeof reg->packed - sizeof h, &n);
-        if (st != REMORA_OK)
+        remora_status_t st = remora_net_register(addr, len, &reg->net, reg->packed + sizeof h, sizeof reg->packed - sizeof h, &n);
+        if (!remora_ok(st))
             return st;
         h.net = 1;
         h.net_len = (uint32_t)n;
@@ -84,7 +84,7 @@ static void unpack_on_node(int proc, const struct key_header *h, struct remora_r
     }
 }
 
-int remora_mem_unpack(int proc, const void *packed, size_t len, enum remora_reach_via how, struct remora_rmem *out)
+remora_status_t remora_mem_unpack(int proc, const void *packed, size_t len, enum remora_reach_via how, struct remora_rmem *out)
 {
     struct key_header h;
     memset(out, 0, sizeof *out);
@@ -110,13 +110,13 @@ void remora_rmem_release(struct remora_rmem *m)
     memset(m, 0, sizeof *m);
 }
 
-int remora_flush_proc(int proc)
+remora_status_t remora_flush_proc(int proc)
 {
     remora_mapped_fence();
     return remora_net.flush(proc);
 }
 
-int remora_flush_all(void) { return remora_flush_proc(-1); }
+remora_status_t remora_flush_all(void) { return remora_flush_proc(-1); }
 
 void remora_progress(void) { remora_net_progress(); }
 

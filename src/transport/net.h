@@ -25,10 +25,10 @@ extern const struct remora_transport remora_net;
 /* The network runs (remora_net_wireup succeeded at least once). */
 int remora_net_running(void);
 /* Register [addr, addr+len) and pack its remote key into packed[cap]. */
-int remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t cap, size_t *packed_len);
+remora_status_t remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t cap, size_t *packed_len);
 void remora_net_deregister(void *reg);
 /* The rmem of proc's memory registered at owner address `base` with this packed key. */
-int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out);
+remora_status_t remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out);
 void remora_net_progress(void);
 void remora_net_pause(void);
 /* The target worker, progressed by a thread that waits in the host MPI. */

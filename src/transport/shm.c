@@ -2,21 +2,21 @@
 #include "transport/mapped.h"
 #include "transport/shm.h"
 
-static int mapped_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+static remora_status_t mapped_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         remora_mapped_copy((char *)(m->base + v[i].off), v[i].local, v[i].len);
     return REMORA_OK;
 }
 
-static int mapped_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+static remora_status_t mapped_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         remora_mapped_copy(v[i].local, (char *)(m->base + v[i].off), v[i].len);
     return REMORA_OK;
 }
 
-static int mapped_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+static remora_status_t mapped_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                       uint64_t compare, uint64_t *fetched)
 {
     if (!remora_amo_size_ok(m, size) || (m->base + off) % size)
@@ -27,7 +27,7 @@ static int mapped_amo(const struct remora_rmem *m, uint64_t off, size_t size, en
     return REMORA_OK;
 }
 
-static int mapped_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+static remora_status_t mapped_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     remora_mapped_copy(dst, (char *)(m->base + off), len);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -35,7 +35,7 @@ static int mapped_read(const struct remora_rmem *m, uint64_t off, void *dst, siz
 }
 
 /* Stores to mapped memory are complete once ordered: a full fence. */
-static int mapped_flush(int proc)
+static remora_status_t mapped_flush(int proc)
 {
     (void)proc;
     remora_mapped_fence();

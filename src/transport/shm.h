@@ -18,7 +18,7 @@ extern const struct remora_transport remora_shm_cma;
 
 /* process_vm_writev/readv of whole iovec lists (loops over partial transfers
  * and IOV_MAX).  REMORA_OK or REMORA_ERR_IO. */
-int remora_cma_writev(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote);
-int remora_cma_readv(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote);
+remora_status_t remora_cma_writev(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote);
+remora_status_t remora_cma_readv(pid_t pid, const struct iovec *local, size_t nlocal, const struct iovec *remote, size_t nremote);
 
 #endif

@@ -19,7 +19,7 @@
  * a fetching atomic and a read are complete when they return.  A flush
  * completes the operations of every thread of this process.
  *
- * Every call returns a status (enum remora_status); core maps it to MPI error
+ * Every call returns a status (remora_status_t); core maps it to MPI error
  * classes.  A transport never knows what an epoch is. */
 #ifndef REMORA_TRANSPORT_TRANSPORT_H
 #define REMORA_TRANSPORT_TRANSPORT_H
@@ -30,17 +30,41 @@
 
 #include "runtime/doorbell.h"
 
-enum remora_status {
-    REMORA_OK = 0,
-    REMORA_ERR_NO_MEM,      /* memory or registration resources ran out                   */
-    REMORA_ERR_UNREACHABLE, /* the owner cannot be reached (no address, no connection)      */
-    REMORA_ERR_IO,          /* a transfer or atomic failed (network error, bad address)     */
-    REMORA_ERR_UNSUPPORTED, /* this memory offers no such operation (atomic size, op)       */
-    REMORA_ERR_INVALID,     /* a malformed key or argument                                   */
+/* What a transport call did: a typed status, not an int, so that it cannot
+ * pass for an MPI error class (whose small values it would overlap) nor one
+ * for it: the compiler refuses to mix them.  Core maps it to an MPI error
+ * class in one place (core/status.h: remora_status_class), shmem/ to its
+ * aborts.  Test it with remora_ok / remora_status_is; the code is for
+ * switches and tables. */
+enum remora_status_code {
+    REMORA_S_OK = 0,
+    REMORA_S_NO_MEM,      /* memory or registration resources ran out                   */
+    REMORA_S_UNREACHABLE, /* the owner cannot be reached (no address, no connection)      */
+    REMORA_S_IO,          /* a transfer or atomic failed (network error, bad address)     */
+    REMORA_S_UNSUPPORTED, /* this memory offers no such operation (atomic size, op)       */
+    REMORA_S_INVALID,     /* a malformed key or argument                                   */
+    REMORA_S_COUNT
 };
 
+typedef struct remora_status {
+    enum remora_status_code code;
+} remora_status_t;
+
+#define REMORA_STATUS(c) ((remora_status_t){REMORA_S_##c})
+#define REMORA_OK REMORA_STATUS(OK)
+#define REMORA_ERR_NO_MEM REMORA_STATUS(NO_MEM)
+#define REMORA_ERR_UNREACHABLE REMORA_STATUS(UNREACHABLE)
+#define REMORA_ERR_IO REMORA_STATUS(IO)
+#define REMORA_ERR_UNSUPPORTED REMORA_STATUS(UNSUPPORTED)
+#define REMORA_ERR_INVALID REMORA_STATUS(INVALID)
+
+static inline int remora_ok(remora_status_t s) { return s.code == REMORA_S_OK; }
+static inline int remora_status_is(remora_status_t s, enum remora_status_code c) { return s.code == c; }
+/* A code carried through an int (a generic walk's callback, a message): back to a status. */
+static inline remora_status_t remora_status_of_code(int c) { return (remora_status_t){(enum remora_status_code)c}; }
+
 /* A short text for a status (for error details). */
-const char *remora_status_str(int status);
+const char *remora_status_str(remora_status_t status);
 
 /* Atomic operations on 1-, 2-, 4- or 8-byte words.  Fetching or not is the
  * caller's choice (a `fetched` pointer or NULL); a load is a fetching ADD of 0. */
@@ -133,39 +157,39 @@ struct remora_transport {
     unsigned amo_sizes;  /* bit s: atomics on s-byte words (1, 2, 4, 8); 0: none */
     unsigned amo_native; /* the sizes done by one operation at the target (others
                             are compare-and-swap loops: several round trips) */
-    int (*putv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
-    int (*getv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
+    remora_status_t (*putv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
+    remora_status_t (*getv)(const struct remora_rmem *m, const struct remora_iov *v, size_t n);
     /* NULL, or REMORA_ERR_UNSUPPORTED returned for this memory: the caller
      * moves the blocks by putv and getv */
-    int (*strided)(const struct remora_rmem *m, const struct remora_strided *s, int put);
-    int (*amo)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+    remora_status_t (*strided)(const struct remora_rmem *m, const struct remora_strided *s, int put);
+    remora_status_t (*amo)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                uint64_t compare, uint64_t *fetched);
     /* NULL: remora_amov does one amo after the other */
-    int (*amov)(const struct remora_rmem *m, struct remora_amo_req *v, size_t n);
+    remora_status_t (*amov)(const struct remora_rmem *m, struct remora_amo_req *v, size_t n);
     /* NULL: remora_amo_nbi does a fetching amo */
-    int (*amo_nbi)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+    remora_status_t (*amo_nbi)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                    uint64_t compare, void *fetched);
     /* NULL: remora_amo_post does a non-fetching amo */
-    int (*amo_post)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand);
-    int (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
+    remora_status_t (*amo_post)(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand);
+    remora_status_t (*read)(const struct remora_rmem *m, uint64_t off, void *dst, size_t len);
     /* NULL: remora_write is a put and a flush */
-    int (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
-    int (*flush)(int proc); /* proc < 0: every owner */
+    remora_status_t (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
+    remora_status_t (*flush)(int proc); /* proc < 0: every owner */
     void (*release)(struct remora_rmem *m);
     /* NULL: the owner carries out no calls (see above).  A call's results are
      * there when it returns; one without results completes at the next flush. */
     int (*applies)(const struct remora_rmem *m);
-    int (*apply)(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n);
+    remora_status_t (*apply)(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n);
 };
 
 /* ---- operations -------------------------------------------------------------- */
 
-static inline int remora_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+static inline remora_status_t remora_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     return m->tp->putv(m, v, n);
 }
 
-static inline int remora_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
+static inline remora_status_t remora_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     return m->tp->getv(m, v, n);
 }
@@ -174,13 +198,13 @@ static inline int remora_getv(const struct remora_rmem *m, const struct remora_i
  * as such on the wire: over messages, a 4-byte block costs 4 bytes);
  * REMORA_ERR_UNSUPPORTED: move its blocks by remora_putv / remora_getv.
  * Complete at the next flush. */
-static inline int remora_move_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
+static inline remora_status_t remora_move_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
 {
     return m->tp->strided ? m->tp->strided(m, s, put) : REMORA_ERR_UNSUPPORTED;
 }
 
 /* Contiguous put and get: complete at the next flush. */
-static inline int remora_put(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+static inline remora_status_t remora_put(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
 {
     struct remora_iov v = {(void *)src, off, len};
     return m->tp->putv(m, &v, 1);
@@ -190,17 +214,17 @@ static inline int remora_put(const struct remora_rmem *m, uint64_t off, const vo
  * put).  Where the transport has its own write, the put is remotely complete
  * only at the next flush (remora_write_pending says so); otherwise it is
  * complete when it returns. */
-static inline int remora_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+static inline remora_status_t remora_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
 {
     if (m->tp->write)
         return m->tp->write(m, off, src, len);
-    int st = remora_put(m, off, src, len);
-    return st == REMORA_OK ? m->tp->flush(m->proc) : st;
+    remora_status_t st = remora_put(m, off, src, len);
+    return remora_ok(st) ? m->tp->flush(m->proc) : st;
 }
 
 static inline int remora_write_pending(const struct remora_rmem *m) { return m->tp->write != NULL; }
 
-static inline int remora_get(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+static inline remora_status_t remora_get(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     struct remora_iov v = {dst, off, len};
     return m->tp->getv(m, &v, 1);
@@ -210,7 +234,7 @@ static inline int remora_get(const struct remora_rmem *m, uint64_t off, void *ds
  * the call returns when the old value is there; without, the update is
  * complete at the next flush.  REMORA_ERR_UNSUPPORTED when this memory has no
  * atomics of that size (remora_amo_size_ok says beforehand). */
-static inline int remora_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static inline remora_status_t remora_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                              uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     return m->tp->amo(m, off, size, op, operand, compare, fetched);
@@ -229,12 +253,12 @@ static inline void remora_amo_store(void *p, uint64_t old, size_t size)
 
 /* A fetching atomic, done at once, whose old value is stored at fetched as a
  * size-byte word. */
-static inline int remora_amo_into(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static inline remora_status_t remora_amo_into(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                                   uint64_t operand, uint64_t compare, void *fetched)
 {
     uint64_t old;
-    int st = m->tp->amo(m, off, size, op, operand, compare, &old);
-    if (st == REMORA_OK)
+    remora_status_t st = m->tp->amo(m, off, size, op, operand, compare, &old);
+    if (remora_ok(st))
         remora_amo_store(fetched, old, size);
     return st;
 }
@@ -242,7 +266,7 @@ static inline int remora_amo_into(const struct remora_rmem *m, uint64_t off, siz
 /* A fetching atomic that does not wait: the old value (size bytes, as the word
  * holds it) is in *fetched when the next flush toward the owner returns, and
  * fetched must stay valid until then (OpenSHMEM's non-blocking atomics). */
-static inline int remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static inline remora_status_t remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                                  uint64_t operand, uint64_t compare, void *fetched)
 {
     if (m->tp->amo_nbi)
@@ -254,7 +278,7 @@ static inline int remora_amo_nbi(const struct remora_rmem *m, uint64_t off, size
  * when this returns and reaches the target without further calls, but a
  * flush does not wait for its remote completion.  For releasing a lock word,
  * which nobody needs to see complete: waiting for it would cost a round trip. */
-static inline int remora_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static inline remora_status_t remora_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                                   uint64_t operand)
 {
     if (m->tp->amo_post)
@@ -264,12 +288,12 @@ static inline int remora_amo_post(const struct remora_rmem *m, uint64_t off, siz
 
 /* Fetching atomics on n words, all complete when it returns (over the
  * network: in flight together, one round trip for the batch). */
-static inline int remora_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
+static inline remora_status_t remora_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
 {
     if (m->tp->amov)
         return m->tp->amov(m, v, n);
-    int st = REMORA_OK;
-    for (size_t i = 0; i < n && st == REMORA_OK; i++)
+    remora_status_t st = REMORA_OK;
+    for (size_t i = 0; i < n && remora_ok(st); i++)
         st = m->tp->amo(m, v[i].off, v[i].size, (enum remora_amo_op)v[i].op, v[i].operand, v[i].compare,
                         &v[i].fetched);
     return st;
@@ -279,7 +303,7 @@ static inline int remora_amov(const struct remora_rmem *m, struct remora_amo_req
 static inline int remora_applies(const struct remora_rmem *m) { return m->tp->applies && m->tp->applies(m); }
 
 /* A whole call on m, carried out by its owner (only where remora_applies). */
-static inline int remora_apply(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v,
+static inline remora_status_t remora_apply(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v,
                                size_t n)
 {
     return m->tp->apply(m, head, v, n);
@@ -303,13 +327,13 @@ static inline int remora_amo_size_native(const struct remora_rmem *m, size_t siz
 }
 
 /* A blocking read: the bytes are in dst when it returns. */
-static inline int remora_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+static inline remora_status_t remora_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     return m->tp->read(m, off, dst, len);
 }
 
 /* Remote completion of this process's operations on m's owner (through m's transport). */
-static inline int remora_flush(const struct remora_rmem *m) { return m->tp->flush(m->proc); }
+static inline remora_status_t remora_flush(const struct remora_rmem *m) { return m->tp->flush(m->proc); }
 
 /* The load/store address of byte off of m, or NULL when m is not mapped here. */
 static inline char *remora_mapped(const struct remora_rmem *m, uint64_t off)
@@ -319,8 +343,8 @@ static inline char *remora_mapped(const struct remora_rmem *m, uint64_t off)
 
 /* Remote completion of everything this process issued, through every
  * transport: to one process, or to all. */
-int remora_flush_proc(int proc);
-int remora_flush_all(void);
+remora_status_t remora_flush_proc(int proc);
+remora_status_t remora_flush_all(void);
 /* Move what waits on this process (a waiting caller calls this in its loop). */
 void remora_progress(void);
 /* A waiting caller that called remora_progress is about to sleep: whoever
@@ -354,13 +378,13 @@ struct remora_mem_reg {
 
 /* Register memory; with `net`, also with the network (peers on other nodes,
  * or REMORA_REACH_NET).  len may be 0 (nothing is reachable then). */
-int remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg);
+remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg);
 void remora_mem_deregister(struct remora_mem_reg *reg);
 
 /* The memory a key of process `proc` describes, reached as `how` asks.
  * REMORA_ERR_UNREACHABLE when it cannot be (e.g. REMORA_REACH_NET for a key
  * registered without the network). */
-int remora_mem_unpack(int proc, const void *packed, size_t len, enum remora_reach_via how, struct remora_rmem *out);
+remora_status_t remora_mem_unpack(int proc, const void *packed, size_t len, enum remora_reach_via how, struct remora_rmem *out);
 /* Memory of `proc` that this process has mapped at addr (a node-shared segment). */
 void remora_mem_mapped(int proc, void *addr, struct remora_rmem *out);
 /* Releases what remora_mem_unpack made (nothing for remora_mem_mapped). */
@@ -370,7 +394,7 @@ void remora_rmem_release(struct remora_rmem *m);
 
 /* Collective over comm: start the network transport and learn how to reach
  * comm's processes.  Called before keys with the network are exchanged. */
-int remora_net_wireup(MPI_Comm comm);
+remora_status_t remora_net_wireup(MPI_Comm comm);
 /* Ring `bell` (NULL: none) whenever the network has carried out requests into
  * this process's memory with this process's CPU: software RMA and atomics
  * (UCX over TCP), served by the progress thread or by a waiting thread.

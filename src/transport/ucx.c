@@ -70,7 +70,7 @@ static int instance_init(struct instance *in, int id)
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
     if (!in->eps || !in->dirty || !in->owes || remora_ucx.ucp_worker_create(net.ctx, &wp, &in->worker) != UCS_OK ||
-        remora_msg_worker_init(in) != REMORA_OK)
+        !remora_ok(remora_msg_worker_init(in)))
         return -1;
     if (remora_ucx.ucp_worker_get_efd(in->worker, &in->efd) != UCS_OK)
         in->efd = -1;
@@ -110,9 +110,9 @@ static void *progress_main(void *arg);
 
 /* Start-up on first need (thread safe).  Without a usable UCX (ucx_api.c
  * said why, once) the network does not start. */
-static int start(void)
+static remora_status_t start(void)
 {
-    if (remora_ucx_load() != REMORA_OK)
+    if (!remora_ok(remora_ucx_load()))
         return REMORA_ERR_UNREACHABLE;
     pthread_mutex_lock(&net.init_lock);
     if (net.ready) {
@@ -275,7 +275,7 @@ static ucp_rkey_h rkey_for(struct instance *in, ucp_ep_h ep, struct net_key *k)
 
 /* The instance of this thread, locked, with its endpoint to m's owner and the
  * rkey of m.  REMORA_OK, or an error with nothing locked. */
-static int begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep, ucp_rkey_h *rk)
+static remora_status_t begin(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep, ucp_rkey_h *rk)
 {
     if (!(*in = instance()))
         return REMORA_ERR_NO_MEM;
@@ -303,10 +303,10 @@ static void owe(struct instance *in, int proc)
 
 /* begin() for UCX's atomics: what was gathered toward the owner leaves
  * first, so the atomic stays behind it (ucx_msg.c's M1). */
-static int begin_amo(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep, ucp_rkey_h *rk)
+static remora_status_t begin_amo(const struct remora_rmem *m, struct instance **in, ucp_ep_h *ep, ucp_rkey_h *rk)
 {
-    int st = begin(m, in, ep, rk);
-    if (st == REMORA_OK && (*in)->msg && (st = remora_msg_push(*in, m->proc)) != REMORA_OK)
+    remora_status_t st = begin(m, in, ep, rk);
+    if (remora_ok(st) && (*in)->msg && !remora_ok((st = remora_msg_push(*in, m->proc))))
         pthread_mutex_unlock(&(*in)->lock);
     return st;
 }
@@ -404,7 +404,7 @@ static void sleep_on(struct instance *in)
  * sharing the cores (the target's progress thread among them) get them.
  * Sleeping needs the progress thread: our own target worker may be the peer
  * (loopback), and then somebody else must serve it. */
-int remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg)
+remora_status_t remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg)
 {
     uint64_t sleep_at = 0;
     for (unsigned idle = 0; !done(arg);) {
@@ -427,7 +427,7 @@ int remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg)
 static int request_done(void *r) { return remora_ucx.ucp_request_check_status(r) != UCS_INPROGRESS; }
 
 /* Wait for request r of instance in (locked). */
-static int wait(struct instance *in, ucs_status_ptr_t r)
+static remora_status_t wait(struct instance *in, ucs_status_ptr_t r)
 {
     if (!UCS_PTR_IS_PTR(r))
         return UCS_PTR_STATUS(r) == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
@@ -438,7 +438,7 @@ static int wait(struct instance *in, ucs_status_ptr_t r)
 }
 
 /* Posted without waiting: the request completes by itself, flush collects it. */
-static int posted(ucs_status_ptr_t r)
+static remora_status_t posted(ucs_status_ptr_t r)
 {
     if (UCS_PTR_IS_ERR(r))
         return REMORA_ERR_IO;
@@ -563,12 +563,13 @@ static void learn_lanes(int proc)
                net.sw_rma ? "software" : "hardware", net.sw_amo ? "software" : "hardware");
 }
 
-int remora_net_wireup(MPI_Comm comm)
+remora_status_t remora_net_wireup(MPI_Comm comm)
 {
-    int st = start(), n;
+    remora_status_t st = start();
+    int n;
     PMPI_Comm_size(comm, &n);
-    if (!remora_boot_agree(comm, st == REMORA_OK))
-        return st != REMORA_OK ? st : REMORA_ERR_UNREACHABLE;
+    if (!remora_boot_agree(comm, remora_ok(st)))
+        return !remora_ok(st) ? st : REMORA_ERR_UNREACHABLE;
     struct member {
         uint64_t node_key;
         int32_t world_rank, pad;
@@ -618,14 +619,14 @@ int remora_net_wireup(MPI_Comm comm)
 
 /* Registered ranges are widened to 8-byte boundaries: 1- and 2-byte atomics
  * work on the aligned 4-byte word around them. */
-int remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t cap, size_t *packed_len)
+remora_status_t remora_net_register(void *addr, size_t len, void **reg, void *packed, size_t cap, size_t *packed_len)
 {
     *reg = NULL;
     *packed_len = 0;
     if (len == 0)
         return REMORA_OK;
-    int st = start();
-    if (st != REMORA_OK)
+    remora_status_t st = start();
+    if (!remora_ok(st))
         return st;
     uintptr_t lo = (uintptr_t)addr & ~(uintptr_t)7, hi = ((uintptr_t)addr + len + 7) & ~(uintptr_t)7;
     ucp_mem_map_params_t prm = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
@@ -659,7 +660,7 @@ void remora_net_deregister(void *reg)
         remora_ucx.ucp_mem_unmap(net.ctx, reg);
 }
 
-int remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out)
+remora_status_t remora_net_unpack(int proc, const void *packed, size_t len, uintptr_t base, struct remora_rmem *out)
 {
     memset(out, 0, sizeof *out);
     if (!net.ready || proc < 0 || proc >= remora_ctx.world_size || !net.peer_addr[proc])
@@ -693,7 +694,7 @@ static void net_release(struct remora_rmem *m)
 
 /* Our own memory reached through the network while UCX does its RMA in
  * software: a copy. */
-static int self_copy(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
+static remora_status_t self_copy(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
 {
     for (size_t i = 0; i < n; i++) {
         char *mem = (char *)(m->base + v[i].off);
@@ -707,18 +708,18 @@ static int to_self(const struct remora_rmem *m) { return m->proc == remora_ctx.w
 /* As messages where UCX's RMA is software (ucx_msg.c: even a 4 MiB block
  * moves 4x faster in messages of 64 KiB than by UCX's put over TCP, 1.9
  * against 7.5 ms here), else UCX's RMA. */
-static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
+static remora_status_t net_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
 {
     if (net.sw_rma && to_self(m))
         return self_copy(m, v, n, put);
     struct instance *in;
     ucp_ep_h ep;
     ucp_rkey_h rk;
-    int st = begin(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
+    remora_status_t st = begin(m, &in, &ep, &rk);
+    if (!remora_ok(st))
         return st;
     ucp_request_param_t prm = {0};
-    for (size_t i = 0; i < n && st == REMORA_OK;) {
+    for (size_t i = 0; i < n && remora_ok(st);) {
         size_t j = i;
         while (net.sw_rma && j < n)
             j++;
@@ -740,14 +741,14 @@ static int net_vec(const struct remora_rmem *m, const struct remora_iov *v, size
 }
 
 /* As entries of messages where UCX's RMA is software; else block by block. */
-static int net_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
+static remora_status_t net_strided(const struct remora_rmem *m, const struct remora_strided *s, int put)
 {
     if (!net.sw_rma || to_self(m))
         return REMORA_ERR_UNSUPPORTED;
     struct instance *in;
     ucp_ep_h ep;
-    int st = begin(m, &in, &ep, NULL);
-    if (st != REMORA_OK)
+    remora_status_t st = begin(m, &in, &ep, NULL);
+    if (!remora_ok(st))
         return st;
     st = remora_msg_add_strided(in, m->proc, m->base, s, put);
     owe(in, m->proc);
@@ -755,8 +756,8 @@ static int net_strided(const struct remora_rmem *m, const struct remora_strided 
     return st;
 }
 
-static int net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
-static int net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
+static remora_status_t net_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 1); }
+static remora_status_t net_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return net_vec(m, v, n, 0); }
 
 struct msg_wait {
     struct instance *in;
@@ -771,20 +772,20 @@ static int msg_replied(void *arg)
 
 /* The messages toward proc (every peer: proc < 0) of instance in (locked)
  * sent, and their replies here. */
-static int msg_complete(struct instance *in, int proc)
+static remora_status_t msg_complete(struct instance *in, int proc)
 {
     if (!in->msg)
         return REMORA_OK;
-    int st = remora_msg_send(in, proc);
+    remora_status_t st = remora_msg_send(in, proc);
     remora_ucx_wait_until(in, msg_replied, &(struct msg_wait){in, proc});
-    int s = remora_msg_status(in, proc);
-    return st != REMORA_OK ? st : s;
+    remora_status_t s = remora_msg_status(in, proc);
+    return !remora_ok(st) ? st : s;
 }
 
 /* One get or put, waited for: the get's data is here, the put's source is
  * free again (UCX has copied or sent it, or it travels in a message; its
  * remote completion is the flush's). */
-static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_t len, int put)
+static remora_status_t net_one(const struct remora_rmem *m, uint64_t off, void *local, size_t len, int put)
 {
     struct remora_iov v = {local, off, len};
     if (net.sw_rma && to_self(m))
@@ -792,8 +793,8 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
     struct instance *in;
     ucp_ep_h ep;
     ucp_rkey_h rk;
-    int st = begin(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
+    remora_status_t st = begin(m, &in, &ep, &rk);
+    if (!remora_ok(st))
         return st;
     if (net.sw_rma) {
         /* a blocking put (OpenSHMEM's) leaves at once: a program may wait
@@ -801,7 +802,7 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
          * for a reply, which the next quiet waits for instead of sending a
          * message of its own (one round trip for put + quiet, not 1.5) */
         st = remora_msg_add(in, m->proc, m->base, &v, 1, put);
-        if (st == REMORA_OK)
+        if (remora_ok(st))
             st = put ? remora_msg_send(in, m->proc) : msg_complete(in, m->proc);
         if (put)
             owe(in, m->proc);
@@ -817,12 +818,12 @@ static int net_one(const struct remora_rmem *m, uint64_t off, void *local, size_
     return st;
 }
 
-static int net_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
+static remora_status_t net_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     return net_one(m, off, dst, len, 0);
 }
 
-static int net_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
+static remora_status_t net_write(const struct remora_rmem *m, uint64_t off, const void *src, size_t len)
 {
     return net_one(m, off, (void *)src, len, 1);
 }
@@ -872,14 +873,14 @@ static ucs_status_ptr_t post_amo(ucp_ep_h ep, ucp_rkey_h rk, uint64_t raddr, siz
 }
 
 /* A 4- or 8-byte network atomic. */
-static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+static remora_status_t amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
                     uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     struct instance *in;
     ucp_ep_h ep;
     ucp_rkey_h rk;
-    int st = begin_amo(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
+    remora_status_t st = begin_amo(m, &in, &ep, &rk);
+    if (!remora_ok(st))
         return st;
     union amo_buf x, reply;
     /* swaps always fetch: UCX's software atomics (tcp) have no posted swap */
@@ -887,7 +888,7 @@ static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, en
     ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetch ? &reply : NULL);
     if (fetch) {
         st = wait(in, r);
-        if (st == REMORA_OK && fetched)
+        if (remora_ok(st) && fetched)
             *fetched = amo_value(&reply, size);
     } else {
         st = posted(r);
@@ -901,7 +902,7 @@ static int amo_word(const struct remora_rmem *m, uint64_t raddr, size_t size, en
 /* 1- and 2-byte atomics: a compare-and-swap loop on the aligned 4-byte word
  * around them (the network has no smaller atomics; every atomic on the word
  * goes through the network, so the loop is atomic with all of them). */
-static int amo_narrow(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+static remora_status_t amo_narrow(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
                       uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     uint64_t word_addr = raddr & ~(uint64_t)3;
@@ -912,8 +913,8 @@ static int amo_narrow(const struct remora_rmem *m, uint64_t raddr, size_t size, 
 #endif
     uint32_t mask = (uint32_t)((size == 1 ? 0xffu : 0xffffu) << shift);
     uint64_t cur;
-    int st = amo_word(m, word_addr, 4, REMORA_AMO_ADD, 0, 0, &cur);
-    for (; st == REMORA_OK;) {
+    remora_status_t st = amo_word(m, word_addr, 4, REMORA_AMO_ADD, 0, 0, &cur);
+    for (; remora_ok(st);) {
         uint32_t w = (uint32_t)cur, old = (w & mask) >> shift, x = (uint32_t)operand & (mask >> shift), nv;
         switch (op) {
         case REMORA_AMO_ADD: nv = old + x; break;
@@ -931,7 +932,7 @@ static int amo_narrow(const struct remora_rmem *m, uint64_t raddr, size_t size, 
             return REMORA_OK;
         }
         st = amo_word(m, word_addr, 4, REMORA_AMO_CSWAP, want, w, &seen);
-        if (st == REMORA_OK && (uint32_t)seen == w) {
+        if (remora_ok(st) && (uint32_t)seen == w) {
             if (fetched)
                 *fetched = old;
             return REMORA_OK;
@@ -961,7 +962,7 @@ static uint64_t self_amo(uint64_t raddr, size_t size, enum remora_amo_op op, uin
     return old;
 }
 
-static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
+static remora_status_t net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
                    uint64_t compare, uint64_t *fetched)
 {
     uint64_t raddr = m->base + off;
@@ -983,7 +984,7 @@ static int net_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum 
  * waits for it (a flush completes every operation of the endpoint, fetching
  * ones with their reply).  Not fetching: waited for until it has left (local
  * completion), and no flush waits for it (remora_amo_post). */
-static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
+static remora_status_t amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size, enum remora_amo_op op,
                         uint64_t operand, uint64_t compare, void *fetched)
 {
     if (net.sw_amo && to_self(m)) {
@@ -995,8 +996,8 @@ static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size
     struct instance *in;
     ucp_ep_h ep;
     ucp_rkey_h rk;
-    int st = begin_amo(m, &in, &ep, &rk);
-    if (st != REMORA_OK)
+    remora_status_t st = begin_amo(m, &in, &ep, &rk);
+    if (!remora_ok(st))
         return st;
     union amo_buf x; /* UCX takes the operand when the atomic is posted */
     ucs_status_ptr_t r = post_amo(ep, rk, raddr, size, op, operand, compare, &x, fetched);
@@ -1016,7 +1017,7 @@ static int amo_unwaited(const struct remora_rmem *m, uint64_t raddr, size_t size
 }
 
 /* 1- and 2-byte words are loops of round trips, done at once. */
-static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static remora_status_t net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                        uint64_t operand, uint64_t compare, void *fetched)
 {
     uint64_t raddr = m->base + off;
@@ -1027,7 +1028,7 @@ static int net_amo_nbi(const struct remora_rmem *m, uint64_t off, size_t size, e
     return amo_unwaited(m, raddr, size, op, operand, compare, fetched);
 }
 
-static int net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+static remora_status_t net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                         uint64_t operand)
 {
     uint64_t raddr = m->base + off;
@@ -1040,12 +1041,12 @@ static int net_amo_post(const struct remora_rmem *m, uint64_t off, size_t size, 
 
 /* Fetching atomics in flight together: 4- and 8-byte ones posted in batches
  * and waited for as a batch; 1- and 2-byte ones are loops of their own. */
-static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
+static remora_status_t net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_t n)
 {
     enum { BATCH = 64 };
     if (net.sw_amo && to_self(m)) {
-        int st = REMORA_OK;
-        for (size_t i = 0; i < n && st == REMORA_OK; i++)
+        remora_status_t st = REMORA_OK;
+        for (size_t i = 0; i < n && remora_ok(st); i++)
             st = net_amo(m, v[i].off, v[i].size, (enum remora_amo_op)v[i].op, v[i].operand, v[i].compare,
                          &v[i].fetched);
         return st;
@@ -1057,8 +1058,8 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
         struct instance *in;
         ucp_ep_h ep;
         ucp_rkey_h rk;
-        int st = begin_amo(m, &in, &ep, &rk);
-        if (st != REMORA_OK)
+        remora_status_t st = begin_amo(m, &in, &ep, &rk);
+        if (!remora_ok(st))
             return st;
         for (; issued < k; issued++) {
             struct remora_amo_req *c = &v[first + issued];
@@ -1076,51 +1077,51 @@ static int net_amov(const struct remora_rmem *m, struct remora_amo_req *v, size_
             struct remora_amo_req *c = &v[first + i];
             if (c->size < 4)
                 continue;
-            int s = wait(in, r[i]);
-            if (s == REMORA_OK)
+            remora_status_t s = wait(in, r[i]);
+            if (remora_ok(s))
                 c->fetched = amo_value(&reply[i], c->size);
-            else if (st == REMORA_OK)
+            else if (remora_ok(st))
                 st = s;
         }
         pthread_mutex_unlock(&in->lock);
-        for (size_t i = 0; i < k && st == REMORA_OK; i++) {
+        for (size_t i = 0; i < k && remora_ok(st); i++) {
             struct remora_amo_req *c = &v[first + i];
             if (c->size < 4)
                 st = net_amo(m, c->off, c->size, (enum remora_amo_op)c->op, c->operand, c->compare, &c->fetched);
         }
-        if (st != REMORA_OK)
+        if (!remora_ok(st))
             return st;
     }
     return REMORA_OK;
 }
 
 /* Flush instance `in` toward proc (or every peer when proc < 0). */
-static int flush_instance(struct instance *in, int proc)
+static remora_status_t flush_instance(struct instance *in, int proc)
 {
     ucp_request_param_t prm = {0};
     pthread_mutex_lock(&in->lock);
-    int st = msg_complete(in, proc);
+    remora_status_t st = msg_complete(in, proc);
     for (int i = 0; i < in->nfetch;) {
         if (proc >= 0 && in->fetch[i].proc != proc) {
             i++;
             continue;
         }
-        int s = wait(in, in->fetch[i].req);
-        st = st != REMORA_OK ? st : s;
+        remora_status_t s = wait(in, in->fetch[i].req);
+        st = !remora_ok(st) ? st : s;
         in->fetch[i] = in->fetch[--in->nfetch];
     }
     if (proc >= 0) {
         if (in->dirty[proc] && in->eps[proc]) {
-            int s = wait(in, remora_ucx.ucp_ep_flush_nbx(in->eps[proc], &prm));
-            st = st != REMORA_OK ? st : s;
+            remora_status_t s = wait(in, remora_ucx.ucp_ep_flush_nbx(in->eps[proc], &prm));
+            st = !remora_ok(st) ? st : s;
             in->dirty[proc] = 0;
         }
         atomic_store_explicit(&in->owes[proc], 0, memory_order_relaxed);
     } else {
         for (int r = 0; r < remora_ctx.world_size; r++)
             atomic_store_explicit(&in->owes[r], 0, memory_order_relaxed);
-        int s = wait(in, remora_ucx.ucp_worker_flush_nbx(in->worker, &prm));
-        st = st != REMORA_OK ? st : s;
+        remora_status_t s = wait(in, remora_ucx.ucp_worker_flush_nbx(in->worker, &prm));
+        st = !remora_ok(st) ? st : s;
         memset(in->dirty, 0, (size_t)remora_ctx.world_size);
         if (!in->nfetch && !atomic_load_explicit(&in->gathered, memory_order_relaxed) && !remora_msg_waiting(in, -1))
             atomic_store_explicit(&in->busy, 0, memory_order_relaxed);
@@ -1148,25 +1149,25 @@ static int flush_visits(struct instance *in, int proc)
 /* Every thread's operations: every instance used since its last complete
  * flush.  The messages of all leave first, so that their replies are in
  * flight together. */
-static int net_flush(int proc)
+static remora_status_t net_flush(int proc)
 {
     if (!net.ready)
         return REMORA_OK;
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
     for (int i = 0; n > 1 && net.sw_rma && i < n; i++) {
         struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
         if (!flush_visits(in, proc))
             continue;
         pthread_mutex_lock(&in->lock);
-        int s = remora_msg_send(in, proc);
+        remora_status_t s = remora_msg_send(in, proc);
         pthread_mutex_unlock(&in->lock);
-        st = st != REMORA_OK ? st : s;
+        st = !remora_ok(st) ? st : s;
     }
     for (int i = 0; i < n; i++) {
         struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
-        int s = flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
-        if (st == REMORA_OK)
+        remora_status_t s = flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
+        if (remora_ok(st))
             st = s;
     }
     return st;
@@ -1207,7 +1208,7 @@ static void self_apply(const struct remora_rmem *m, const void *head, const stru
     pthread_mutex_unlock(&net.target.lock);
 }
 
-static int net_apply(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n)
+static remora_status_t net_apply(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n)
 {
     if (!net.sw_amo)
         return REMORA_ERR_UNSUPPORTED;
@@ -1217,14 +1218,14 @@ static int net_apply(const struct remora_rmem *m, const void *head, const struct
     }
     struct instance *in;
     ucp_ep_h ep;
-    int st = begin(m, &in, &ep, NULL);
-    if (st != REMORA_OK)
+    remora_status_t st = begin(m, &in, &ep, NULL);
+    if (!remora_ok(st))
         return st;
     st = remora_msg_apply(in, m->proc, m->base, head, v, n);
     int fetch = 0;
     for (size_t i = 0; i < n; i++)
         fetch |= v[i].result != NULL;
-    if (st == REMORA_OK && fetch)
+    if (remora_ok(st) && fetch)
         st = msg_complete(in, m->proc);
     else
         owe(in, m->proc);

@@ -46,7 +46,7 @@ struct instance {
 ucp_ep_h remora_ucx_endpoint(struct instance *in, int proc);
 /* Progress instance `in` (locked) until done(arg): spinning, then asleep on
  * the worker's wake-up fd (ucx.c's wait rules).  REMORA_OK. */
-int remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg);
+remora_status_t remora_ucx_wait_until(struct instance *in, int (*done)(void *), void *arg);
 /* The target worker has carried out requests into our memory: ring the watch. */
 void remora_ucx_served(void);
 
@@ -54,18 +54,18 @@ void remora_ucx_served(void);
 
 /* The active-message handlers: replies on an instance's worker, requests on
  * the target worker (id -1). */
-int remora_msg_worker_init(struct instance *in);
+remora_status_t remora_msg_worker_init(struct instance *in);
 /* Gather puts (put != 0) or gets of the blocks at owner address base +
  * v[i].off toward proc (instance locked); a full message leaves at once.
  * Complete at the reply to the next message sent with a reply request. */
-int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put);
+remora_status_t remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put);
 /* Gather a strided put (put != 0) or get (see remora_move_strided) toward
  * proc (instance locked), each message's share of its blocks as one entry. */
-int remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put);
+remora_status_t remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put);
 /* Gather a call (remora_apply) on the owner proc's memory at base + v[i].off
  * (instance locked), in one message (M4); complete, its results here, at the
  * reply to that message or a later one. */
-int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
+remora_status_t remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
                      const struct remora_apply_piece *v, size_t n);
 /* A call's piece carried out here, its first block at mem (the owner, under
  * the target lock): the old bytes to its result (unless NULL), then core's
@@ -73,17 +73,17 @@ int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *
 void remora_msg_apply_here(char *mem, const void *head, const struct remora_apply_piece *v);
 /* Send what was gathered toward proc, without a reply request unless it
  * needs one: what is sent after it toward proc stays behind it (M1). */
-int remora_msg_push(struct instance *in, int proc);
+remora_status_t remora_msg_push(struct instance *in, int proc);
 /* Send every message gathered, without reply requests (unless needed). */
-int remora_msg_push_all(struct instance *in);
+remora_status_t remora_msg_push_all(struct instance *in);
 /* Send what was gathered toward proc (every peer: proc < 0) with a request
  * for a reply, if anything was; remora_msg_waiting then counts it. */
-int remora_msg_send(struct instance *in, int proc);
+remora_status_t remora_msg_send(struct instance *in, int proc);
 /* Whether replies toward proc (every peer: proc < 0) are outstanding. */
 int remora_msg_waiting(struct instance *in, int proc);
 /* The first failure a reply toward proc (every peer: proc < 0) reported since
  * the last call, which clears it. */
-int remora_msg_status(struct instance *in, int proc);
+remora_status_t remora_msg_status(struct instance *in, int proc);
 void remora_msg_free(struct instance *in);
 
 #endif

@@ -40,7 +40,7 @@ _Static_assert(UCP_API_MAJOR == REMORA_UCX_API_MAJOR && UCP_API_MINOR >= REMORA_
 struct remora_ucx_api remora_ucx;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int load_status = REMORA_ERR_UNREACHABLE;
+static remora_status_t load_status = {REMORA_S_UNREACHABLE};
 
 /* The one warning of a process without a usable UCX. */
 __attribute__((format(printf, 1, 2))) static void no_network(const char *fmt, ...)
@@ -112,7 +112,7 @@ static const char *foreign(const char *ucp_file)
     return odd;
 }
 
-static int load(void)
+static remora_status_t load(void)
 {
     const char *want = getenv("REMORA_UCX_LIB");
     if (want && !*want)
@@ -165,7 +165,7 @@ static int load(void)
 
 static void load_once_fn(void) { load_status = load(); }
 
-int remora_ucx_load(void)
+remora_status_t remora_ucx_load(void)
 {
     pthread_once(&load_once, load_once_fn);
     return load_status;

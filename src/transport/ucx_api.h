@@ -77,6 +77,6 @@ extern struct remora_ucx_api remora_ucx;
  * warning that says why (no UCX, one older than REMORA_UCX_API_*, a function
  * missing, REMORA_UCX_LIB naming a second copy), REMORA_ERR_UNREACHABLE:
  * then the process has no network. */
-int remora_ucx_load(void);
+remora_status_t remora_ucx_load(void);
 
 #endif

@@ -88,7 +88,7 @@ struct msg_peer {
     size_t ndst, dcap, reply_bytes;
     unsigned unacked;         /* messages sent without a reply request since the last one with */
     unsigned waiting;         /* replies outstanding */
-    int status;               /* the first failure reported, until remora_msg_status */
+    remora_status_t status;   /* the first failure reported, until remora_msg_status */
 };
 
 /* A sent message that waits for its reply (its token). */
@@ -115,7 +115,7 @@ static struct msg_peer *peer_of(struct instance *in, int proc)
 
 static struct entry *last_entry(struct msg_peer *p) { return p->last ? (struct entry *)(p->buf + p->last) : NULL; }
 
-static int reserve(struct msg_peer *p, size_t more)
+static remora_status_t reserve(struct msg_peer *p, size_t more)
 {
     if (p->len + more <= p->cap)
         return REMORA_OK;
@@ -130,7 +130,7 @@ static int reserve(struct msg_peer *p, size_t more)
     return REMORA_OK;
 }
 
-static int add_dest(struct msg_peer *p, const struct dest *d)
+static remora_status_t add_dest(struct msg_peer *p, const struct dest *d)
 {
     if (p->ndst == p->dcap) {
         size_t cap = p->dcap ? p->dcap * 2 : 16;
@@ -153,7 +153,7 @@ static void sent(void *request, ucs_status_t status, void *buf)
 }
 
 /* Send buf[len] (ours to free) on ep as message `id`. */
-static int send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply)
+static remora_status_t send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply)
 {
     ucp_request_param_t prm = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
@@ -170,7 +170,7 @@ static int send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply
 
 /* Send the message gathered toward proc; with a reply request when asked
  * for or when the reply must carry bytes (M2). */
-static int send_message(struct instance *in, int proc, struct msg_peer *p, int want_reply)
+static remora_status_t send_message(struct instance *in, int proc, struct msg_peer *p, int want_reply)
 {
     ucp_ep_h ep = remora_ucx_endpoint(in, proc);
     if (!ep)
@@ -183,7 +183,7 @@ static int send_message(struct instance *in, int proc, struct msg_peer *p, int w
         *f = (struct inflight){p, p->dst, p->ndst};
     }
     if (!p->len) { /* a message with no entries: a flush */
-        if (reserve(p, MSG_HEAD) != REMORA_OK) {
+        if (!remora_ok(reserve(p, MSG_HEAD))) {
             free(f);
             return REMORA_ERR_NO_MEM;
         }
@@ -199,8 +199,8 @@ static int send_message(struct instance *in, int proc, struct msg_peer *p, int w
         free(p->dst); /* none gathered (M2): an empty array at most */
     *p = (struct msg_peer){.unacked = reply ? 0 : p->unacked + 1, .waiting = p->waiting + (reply != 0),
                            .status = p->status};
-    int st = send_owned(ep, AM_OPS, buf, len, reply);
-    if (st != REMORA_OK && f) { /* no reply will come */
+    remora_status_t st = send_owned(ep, AM_OPS, buf, len, reply);
+    if (!remora_ok(st) && f) { /* no reply will come */
         p->waiting--;
         free(f->dst);
         free(f);
@@ -211,15 +211,15 @@ static int send_message(struct instance *in, int proc, struct msg_peer *p, int w
 /* Room for `need` more bytes in the message toward proc, sending it first
  * when it would grow past MSG_MAX (or its reply past MSG_MAX with `reply`
  * more bytes), unless `whole` (a call's pieces are never split: M4). */
-static int make_room(struct instance *in, int proc, struct msg_peer *p, size_t need, size_t reply, int whole)
+static remora_status_t make_room(struct instance *in, int proc, struct msg_peer *p, size_t need, size_t reply, int whole)
 {
     if (!whole && p->len > MSG_HEAD && (p->len + need > MSG_MAX || p->reply_bytes + reply > MSG_MAX)) {
-        int st = send_message(in, proc, p, 0);
-        if (st != REMORA_OK)
+        remora_status_t st = send_message(in, proc, p, 0);
+        if (!remora_ok(st))
             return st;
     }
     if (!p->len) {
-        if (reserve(p, MSG_HEAD) != REMORA_OK)
+        if (!remora_ok(reserve(p, MSG_HEAD)))
             return REMORA_ERR_NO_MEM;
         memset(p->buf, 0, MSG_HEAD);
         p->len = MSG_HEAD;
@@ -271,13 +271,13 @@ static size_t data_of(const struct block *b)
 }
 
 /* The last entry grows by b (continues() said it may). */
-static int extend(struct msg_peer *p, const struct block *b)
+static remora_status_t extend(struct msg_peer *p, const struct block *b)
 {
     struct entry *e = last_entry(p);
     size_t data = data_of(b);
     if (data) { /* the run's data is contiguous: its padding moves to the end */
         size_t data_at = p->last + sizeof *e + (b->kind == ENTRY_APPLY ? REMORA_APPLY_HEAD : 0) + e->count * e->len;
-        if (reserve(p, pad16(data_at + data) - p->len) != REMORA_OK)
+        if (!remora_ok(reserve(p, pad16(data_at + data) - p->len)))
             return REMORA_ERR_NO_MEM;
         e = last_entry(p);
         memcpy(p->buf + data_at, b->kind == ENTRY_PUT ? b->local : b->operand, data);
@@ -297,7 +297,7 @@ static int extend(struct msg_peer *p, const struct block *b)
     return REMORA_OK;
 }
 
-static int add_block(struct instance *in, int proc, struct msg_peer *p, const struct block *b, int whole)
+static remora_status_t add_block(struct instance *in, int proc, struct msg_peer *p, const struct block *b, int whole)
 {
     int fetch = b->kind == ENTRY_GET || (b->flags & APPLY_FETCH);
     size_t data = data_of(b), bytes = b->len * b->count;
@@ -305,8 +305,8 @@ static int add_block(struct instance *in, int proc, struct msg_peer *p, const st
         return extend(p, b);
     size_t need = sizeof(struct entry) + (b->kind == ENTRY_APPLY ? REMORA_APPLY_HEAD : 0) + pad16(data) +
                   ((b->flags & APPLY_COMPARE) ? pad16(bytes) : 0);
-    int st = make_room(in, proc, p, need, fetch ? bytes : 0, whole);
-    if (st != REMORA_OK)
+    remora_status_t st = make_room(in, proc, p, need, fetch ? bytes : 0, whole);
+    if (!remora_ok(st))
         return st;
     p->last = p->len;
     struct entry *e = last_entry(p);
@@ -352,15 +352,15 @@ static int put_continues(struct msg_peer *p, uintptr_t base, const struct remora
     return 1;
 }
 
-int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put)
+remora_status_t remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct remora_iov *v, size_t n, int put)
 {
     struct msg_peer *p = peer_of(in, proc);
     if (!p)
         return REMORA_ERR_NO_MEM;
-    int st = REMORA_OK;
-    for (size_t i = 0; i < n && st == REMORA_OK; i++)
+    remora_status_t st = REMORA_OK;
+    for (size_t i = 0; i < n && remora_ok(st); i++)
         if (!put || !put_continues(p, base, &v[i]))
-        for (size_t done = 0, take; done < v[i].len && st == REMORA_OK; done += take) {
+        for (size_t done = 0, take; done < v[i].len && remora_ok(st); done += take) {
             take = v[i].len - done < CHUNK ? v[i].len - done : CHUNK; /* a large block in messages of MSG_MAX */
             st = add_block(in, proc, p,
                            &(struct block){.kind = put ? ENTRY_PUT : ENTRY_GET, .raddr = base + v[i].off + done,
@@ -370,13 +370,13 @@ int remora_msg_add(struct instance *in, int proc, uintptr_t base, const struct r
     return st;
 }
 
-int remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put)
+remora_status_t remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const struct remora_strided *s, int put)
 {
     struct msg_peer *p = peer_of(in, proc);
     if (!p)
         return REMORA_ERR_NO_MEM;
-    int st = REMORA_OK;
-    for (size_t done = 0, k; done < s->n && st == REMORA_OK; done += k) {
+    remora_status_t st = REMORA_OK;
+    for (size_t done = 0, k; done < s->n && remora_ok(st); done += k) {
         char *local = (char *)s->local + s->lstride * (int64_t)done;
         uint64_t raddr = base + s->off + (uint64_t)(s->rstride * (int64_t)done);
         if (s->len > CHUNK) { /* blocks of several messages: one by one */
@@ -405,7 +405,7 @@ int remora_msg_add_strided(struct instance *in, int proc, uintptr_t base, const 
     return st;
 }
 
-int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
+remora_status_t remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *head,
                      const struct remora_apply_piece *v, size_t n)
 {
     struct msg_peer *p = peer_of(in, proc);
@@ -416,8 +416,8 @@ int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *
         need += sizeof(struct entry) + REMORA_APPLY_HEAD + 2 * pad16(v[i].len * v[i].count);
         reply += v[i].result ? v[i].len * v[i].count : 0;
     }
-    int st = make_room(in, proc, p, need, reply, 0);
-    for (size_t i = 0; i < n && st == REMORA_OK; i++) {
+    remora_status_t st = make_room(in, proc, p, need, reply, 0);
+    for (size_t i = 0; i < n && remora_ok(st); i++) {
         const struct remora_apply_piece *x = &v[i];
         int flags = (x->operand ? APPLY_OPERAND : 0) | (x->compare ? APPLY_COMPARE : 0) | (x->result ? APPLY_FETCH : 0);
         if (x->len)
@@ -431,33 +431,34 @@ int remora_msg_apply(struct instance *in, int proc, uintptr_t base, const void *
     return st;
 }
 
-int remora_msg_push(struct instance *in, int proc)
+remora_status_t remora_msg_push(struct instance *in, int proc)
 {
     struct msg_peer *p = in->msg ? in->msg[proc] : NULL;
     return p && p->len > MSG_HEAD ? send_message(in, proc, p, 0) : REMORA_OK;
 }
 
-int remora_msg_push_all(struct instance *in)
+remora_status_t remora_msg_push_all(struct instance *in)
 {
-    int st = REMORA_OK;
+    remora_status_t st = REMORA_OK;
     for (int r = 0; in->msg && atomic_load_explicit(&in->gathered, memory_order_relaxed) && r < remora_ctx.world_size;
          r++) {
-        int s = remora_msg_push(in, r);
-        st = st != REMORA_OK ? st : s;
+        remora_status_t s = remora_msg_push(in, r);
+        st = !remora_ok(st) ? st : s;
     }
     return st;
 }
 
-int remora_msg_send(struct instance *in, int proc)
+remora_status_t remora_msg_send(struct instance *in, int proc)
 {
     if (!in->msg)
         return REMORA_OK;
-    int st = REMORA_OK, first = proc < 0 ? 0 : proc, end = proc < 0 ? remora_ctx.world_size : proc + 1;
+    remora_status_t st = REMORA_OK;
+    int first = proc < 0 ? 0 : proc, end = proc < 0 ? remora_ctx.world_size : proc + 1;
     for (int r = first; r < end; r++) {
         struct msg_peer *p = in->msg[r];
         if (p && (p->len > MSG_HEAD || p->unacked)) {
-            int s = send_message(in, r, p, 1);
-            st = st != REMORA_OK ? st : s;
+            remora_status_t s = send_message(in, r, p, 1);
+            st = !remora_ok(st) ? st : s;
         }
     }
     return st;
@@ -475,14 +476,15 @@ int remora_msg_waiting(struct instance *in, int proc)
     return 0;
 }
 
-int remora_msg_status(struct instance *in, int proc)
+remora_status_t remora_msg_status(struct instance *in, int proc)
 {
     if (!in->msg)
         return REMORA_OK;
-    int st = REMORA_OK, first = proc < 0 ? 0 : proc, end = proc < 0 ? remora_ctx.world_size : proc + 1;
+    remora_status_t st = REMORA_OK;
+    int first = proc < 0 ? 0 : proc, end = proc < 0 ? remora_ctx.world_size : proc + 1;
     for (int r = first; r < end; r++)
-        if (in->msg[r] && in->msg[r]->status != REMORA_OK) {
-            st = st != REMORA_OK ? st : in->msg[r]->status;
+        if (in->msg[r] && !remora_ok(in->msg[r]->status)) {
+            st = !remora_ok(st) ? st : in->msg[r]->status;
             in->msg[r]->status = REMORA_OK;
         }
     return st;
@@ -604,8 +606,8 @@ static void handle_ops(const char *msg, size_t len, ucp_ep_h reply_ep)
         return;
     }
     r->token = token;
-    r->status = bytes >= 0 ? REMORA_OK : bytes == -2 ? REMORA_ERR_NO_MEM : REMORA_ERR_INVALID;
-    if (send_owned(reply_ep, AM_REPLY, r, sizeof *r + (bytes > 0 ? (size_t)bytes : 0), 0) != REMORA_OK)
+    r->status = bytes >= 0 ? REMORA_S_OK : bytes == -2 ? REMORA_S_NO_MEM : REMORA_S_INVALID; /* on the wire: the code */
+    if (!remora_ok(send_owned(reply_ep, AM_REPLY, r, sizeof *r + (bytes > 0 ? (size_t)bytes : 0), 0)))
         remora_log(REMORA_LOG_ERROR, "cannot send the reply to an RMA message: its origin will wait");
 }
 
@@ -619,13 +621,13 @@ static void handle_reply(const char *msg, size_t len)
     memcpy(&h, msg, sizeof h);
     struct inflight *f = (struct inflight *)(uintptr_t)h.token;
     const char *data = msg + sizeof h, *end = msg + len;
-    int st = (int)h.status;
-    for (size_t k = 0; k < f->ndst && st == REMORA_OK; k++) {
+    remora_status_t st = remora_status_of_code((int)h.status);
+    for (size_t k = 0; k < f->ndst && remora_ok(st); k++) {
         const struct dest *d = &f->dst[k];
         for (uint32_t i = 0; i < d->count && data + d->len <= end; i++, data += d->len)
             memcpy(d->local + d->stride * (int64_t)i, data, d->len);
     }
-    if (f->p->status == REMORA_OK)
+    if (remora_ok(f->p->status))
         f->p->status = st;
     f->p->waiting--;
     free(f->dst);
@@ -698,7 +700,7 @@ static ucs_status_t receive(void *arg, const void *header, size_t header_length,
     return UCS_INPROGRESS;
 }
 
-int remora_msg_worker_init(struct instance *in)
+remora_status_t remora_msg_worker_init(struct instance *in)
 {
     ucp_am_handler_param_t prm = {
         .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |

@@ -164,18 +164,18 @@ static void on_signal(int sig)
 
 /* A status that must be `want`; 1 if it was. */
 #define CHECK_ST(way, st, want, ...) check_st((way), __LINE__, (st), (want), __VA_ARGS__)
-static int check_st(int way, int line, int st, int want, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int check_st(int way, int line, int st, int want, const char *fmt, ...)
+static int check_st(int way, int line, remora_status_t st, remora_status_t want, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int check_st(int way, int line, remora_status_t st, remora_status_t want, const char *fmt, ...)
 {
     atomic_fetch_add(&nchecks[way], 1);
-    if (st == want)
+    if (remora_status_is(st, want.code))
         return 1;
     char msg[800];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    report(way, line, "%s: status %d (%s), expected %d (%s)", msg, st, remora_status_str(st), want,
+    report(way, line, "%s: status %d (%s), expected %d (%s)", msg, (int)st.code, remora_status_str(st), (int)want.code,
            remora_status_str(want));
     return 0;
 }
@@ -384,7 +384,7 @@ static void register_all(void)
     struct keymsg *mine = xmalloc(sizeof *mine * NKEYS);
     memset(mine, 0, sizeof *mine * NKEYS);
     for (int k = 0; k < NKEYS; k++) {
-        int st = remora_mem_register(addr[k], len[k], net[k], &regs[k]);
+        remora_status_t st = remora_mem_register(addr[k], len[k], net[k], &regs[k]);
         CHECK_ST(WAY_SETUP, st, REMORA_OK, "remora_mem_register(%s, %zu bytes, net=%d)", key_names[k], len[k],
                  net[k]);
         CHECK(WAY_SETUP, regs[k].packed_len > 0 && regs[k].packed_len <= REMORA_KEY_MAX,
@@ -415,9 +415,9 @@ static void unpack_all(void)
                 a->how = how;
                 a->way = expected_way(me, t, kind, how);
                 const struct keymsg *k = key_of(t, kind == KIND_POOL ? KEY_NET_POOL : KEY_NET_MALLOC);
-                int st = remora_mem_unpack(t, k->b, k->len, how, &a->m);
+                remora_status_t st = remora_mem_unpack(t, k->b, k->len, how, &a->m);
                 snprintf(a->label, sizeof a->label, "target=%d mem=%s reach=%s tp=%s", t, kind_names[kind],
-                         how_names[how], st == REMORA_OK && a->m.tp ? a->m.tp->name : "-");
+                         how_names[how], remora_ok(st) && a->m.tp ? a->m.tp->name : "-");
                 if (!CHECK_ST(a->way, st, REMORA_OK, "%s: remora_mem_unpack", a->label))
                     continue;
                 CHECK(a->way, a->m.tp != NULL && a->m.proc == t, "%s: unpacked rmem: tp %p, proc %d", a->label,
@@ -524,7 +524,7 @@ static void origin_contig_put(struct access *a)
         unsigned char *src = xmalloc(contig[i].len);
         fill_pat(src, seed, base + contig[i].off, contig[i].len);
         doing("%s op=put+flush size=%zu", a->label, contig[i].len);
-        int st = remora_put(&a->m, base + contig[i].off, src, contig[i].len);
+        remora_status_t st = remora_put(&a->m, base + contig[i].off, src, contig[i].len);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=put size=%zu slot byte %" PRIu64, a->label, contig[i].len,
                  contig[i].off);
         st = remora_flush(&a->m);
@@ -552,7 +552,7 @@ static void origin_contig_get(struct access *a, int phase)
         unsigned char *dst = xmalloc(len + 2 * GUARD);
         memset(dst, 0xEE, len + 2 * GUARD);
         doing("%s op=get+flush size=%zu", a->label, len);
-        int st = remora_get(&a->m, base + contig[i].off, dst + GUARD, len);
+        remora_status_t st = remora_get(&a->m, base + contig[i].off, dst + GUARD, len);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=get size=%zu slot byte %" PRIu64, a->label, len, contig[i].off);
         st = remora_flush(&a->m);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=flush after get size=%zu", a->label, len);
@@ -614,7 +614,7 @@ static unsigned char *local_arena(const struct piece *p, int lo, int hi, struct 
     return arena;
 }
 
-static int flush_for_vec(struct access *a)
+static remora_status_t flush_for_vec(struct access *a)
 {
     return a->kind == KIND_POOL ? remora_flush_proc(a->target) : remora_flush_all();
 }
@@ -633,7 +633,7 @@ static void origin_vec_put(struct access *a)
         for (int i = 0; i < hi - lo; i++)
             fill_pat(v[i].local, seed, v[i].off, v[i].len);
         doing("%s op=putv+flush pieces=%d", a->label, hi - lo);
-        int st = remora_putv(&a->m, v, (size_t)(hi - lo));
+        remora_status_t st = remora_putv(&a->m, v, (size_t)(hi - lo));
         CHECK_ST(a->way, st, REMORA_OK, "%s op=putv pieces=%d", a->label, hi - lo);
         st = flush_for_vec(a);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=%s after putv pieces=%d", a->label,
@@ -654,7 +654,7 @@ static void origin_vec_get(struct access *a, int phase)
         int lo = sets[s], hi = sets[s + 1];
         unsigned char *arena = local_arena(p, lo, hi, v, base);
         doing("%s op=getv+flush pieces=%d", a->label, hi - lo);
-        int st = remora_getv(&a->m, v, (size_t)(hi - lo));
+        remora_status_t st = remora_getv(&a->m, v, (size_t)(hi - lo));
         CHECK_ST(a->way, st, REMORA_OK, "%s op=getv pieces=%d", a->label, hi - lo);
         st = flush_for_vec(a);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=%s after getv pieces=%d", a->label,
@@ -700,7 +700,7 @@ static void origin_read(struct access *a, int phase)
         unsigned char *dst = xmalloc(len + 2 * GUARD);
         memset(dst, 0xEE, len + 2 * GUARD);
         doing("%s op=read size=%zu", a->label, len);
-        int st = remora_read(&a->m, base + contig[i].off, dst + GUARD, len);
+        remora_status_t st = remora_read(&a->m, base + contig[i].off, dst + GUARD, len);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=read size=%zu", a->label, len);
         check_guarded(a, dst, len, seed, base + contig[i].off, phase == PH_READ_A ? "read" : "read after owner change");
         free(dst);
@@ -718,7 +718,7 @@ static void origin_read_own_put(struct access *a)
         fill_pat(src, seed, off, len);
         memset(dst, 0xEE, len + 2 * GUARD);
         doing("%s op=put+flush+read size=%zu", a->label, len);
-        int st = remora_put(&a->m, off, src, len);
+        remora_status_t st = remora_put(&a->m, off, src, len);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=put size=%zu", a->label, len);
         st = remora_flush(&a->m);
         CHECK_ST(a->way, st, REMORA_OK, "%s op=flush size=%zu", a->label, len);
@@ -744,8 +744,8 @@ static void origin_self_overlap(struct access *a)
         memcpy(exp, mem + area, area_len);
         memmove(exp + (dst - area), exp + (src - area), cases[c].len);
         doing("%s op=put to itself, overlapping, size=%zu shift=%d", a->label, cases[c].len, cases[c].shift);
-        int st = remora_put(&a->m, dst, mem + src, cases[c].len);
-        st = st == REMORA_OK ? remora_flush(&a->m) : st;
+        remora_status_t st = remora_put(&a->m, dst, mem + src, cases[c].len);
+        st = remora_ok(st) ? remora_flush(&a->m) : st;
         if (!CHECK_ST(a->way, st, REMORA_OK, "%s op=put to itself size=%zu", a->label, cases[c].len))
             continue;
         size_t ndiff;
@@ -842,8 +842,8 @@ static void amo_one(struct access *a, uint64_t word_off, size_t size, unsigned p
     snprintf(what, sizeof what, "%s op=%s%s size=%zu pos=%u (slot byte %" PRIu64 ")", a->label, case_names[c],
              fetching ? "(fetch)" : "", size, pos, word_off - slot_off(me, a->how) + pos);
     doing("%s", what);
-    int st = remora_put(&a->m, word_off, init, 8);
-    st = st == REMORA_OK ? remora_flush(&a->m) : st;
+    remora_status_t st = remora_put(&a->m, word_off, init, 8);
+    st = remora_ok(st) ? remora_flush(&a->m) : st;
     if (!CHECK_ST(a->way, st, REMORA_OK, "%s: setting the word (put+flush)", what))
         return;
     uint64_t fetched = 0xdeadbeefdeadbeefull;
@@ -902,7 +902,7 @@ static void origin_amo_matrix(struct access *a)
  * failures of one (access, size, reason) are reported together. */
 struct refusals {
     long calls, not_refused, changed;
-    int first_status;
+    remora_status_t first_status;
     const char *status_op, *changed_op;
     int status_fetch, changed_fetch;
     uint64_t status_off, changed_off;
@@ -916,18 +916,18 @@ static void amo_refused(struct access *a, uint64_t word_off, uint64_t off, size_
     uint64_t slot_rel = off - slot_off(me, a->how);
     doing("%s op=%s%s size=%zu offset=%" PRIu64 " (%s, must be refused)", a->label, op_name(op),
           fetching ? "(fetch)" : "", size, slot_rel, why);
-    int st = remora_read(&a->m, word_off, before, 16);
+    remora_status_t st = remora_read(&a->m, word_off, before, 16);
     if (!CHECK_ST(a->way, st, REMORA_OK, "%s: read before op=%s size=%zu", a->label, op_name(op), size))
         return;
     uint64_t fetched = 0x1234;
     st = remora_amo(&a->m, off, size, op, 0x0101010101010101ull, 0, fetching ? &fetched : NULL);
     remora_flush(&a->m);
-    int rst = remora_read(&a->m, word_off, after, 16);
+    remora_status_t rst = remora_read(&a->m, word_off, after, 16);
     if (!CHECK_ST(a->way, rst, REMORA_OK, "%s: read after op=%s size=%zu", a->label, op_name(op), size))
         return;
     atomic_fetch_add(&nchecks[a->way], 2);
     r->calls++;
-    if (st != REMORA_ERR_UNSUPPORTED && r->not_refused++ == 0) {
+    if (!remora_status_is(st, REMORA_S_UNSUPPORTED) && r->not_refused++ == 0) {
         r->first_status = st;
         r->status_op = op_name(op);
         r->status_fetch = fetching;
@@ -947,7 +947,7 @@ static void refusal_verdict(struct access *a, size_t size, const char *why, cons
                "%s size=%zu (%s): %ld of %ld atomics not refused; first: op=%s%s at slot byte %" PRIu64
                " gave status %d (%s), expected %d (%s)",
                a->label, size, why, r->not_refused, r->calls, r->status_op, r->status_fetch ? "(fetch)" : "",
-               r->status_off, r->first_status, remora_status_str(r->first_status), REMORA_ERR_UNSUPPORTED,
+               r->status_off, (int)r->first_status.code, remora_status_str(r->first_status), (int)REMORA_S_UNSUPPORTED,
                remora_status_str(REMORA_ERR_UNSUPPORTED));
     if (r->changed)
         report(a->way, line,
@@ -1004,7 +1004,8 @@ struct counter_job {
     size_t size;
     int fetching, iters; /* fetching 2: posted (remora_amo_nbi), the values arrive by flushes */
     uint64_t *fetched; /* iters entries when fetching (NULL: not kept) */
-    int bad_status, nbad;
+    remora_status_t bad_status;
+    int nbad;
     uint64_t operand;  /* 0: 1 */
     int late;          /* posted fetches whose value was not there after their flush */
 };
@@ -1019,11 +1020,11 @@ static void *counter_thread(void *arg)
     int flushed = 0;
     for (int i = 0; i < j->iters; i++) {
         uint64_t f = 0, x = garbled(j->operand ? j->operand : 1, j->size, 0x7e57c0de7e57c0deull);
-        int st;
+        remora_status_t st;
         if (j->fetching == 2) { /* the size bytes land in the word's low bytes (little-endian) */
             j->fetched[i] = 0;
             st = remora_amo_nbi(j->m, j->off, j->size, REMORA_AMO_ADD, x, 0, &j->fetched[i]);
-            if (st == REMORA_OK && ((i + 1) % 45 == 5 || (i + 1) % 45 == 0 || i + 1 == j->iters)) {
+            if (remora_ok(st) && ((i + 1) % 45 == 5 || (i + 1) % 45 == 0 || i + 1 == j->iters)) {
                 st = remora_flush(j->m);
                 for (; flushed <= i; flushed++) {
                     /* an 8-byte counter only grows from its start (narrower ones wrap round) */
@@ -1034,7 +1035,7 @@ static void *counter_thread(void *arg)
         } else {
             st = remora_amo(j->m, j->off, j->size, REMORA_AMO_ADD, x, 0, j->fetching ? &f : NULL);
         }
-        if (st != REMORA_OK) {
+        if (!remora_ok(st)) {
             j->bad_status = st;
             j->nbad++;
         }
@@ -1114,7 +1115,7 @@ static void mixed_sizes(int dom, int tv, int iters)
         doing("%s op=ADD(mixed sizes on one word) threads=%d", a->label, nth);
         for (int i = 0; i < nth; i++) {
             int r = mixed_role(me, i, nth);
-            job[i] = (struct counter_job){&a->m, word + roles[r].off, roles[r].size, i % 2 == 0, iters, NULL, 0, 0,
+            job[i] = (struct counter_job){&a->m, word + roles[r].off, roles[r].size, i % 2 == 0, iters, NULL, REMORA_OK, 0,
                                           roles[r].operand, 0};
             if (pthread_create(&th[i], NULL, counter_thread, &job[i]) != 0) {
                 fprintf(stderr, "[rank %d] pthread_create failed\n", me);
@@ -1126,10 +1127,10 @@ static void mixed_sizes(int dom, int tv, int iters)
             int r = mixed_role(me, i, nth);
             CHECK(way, job[i].nbad == 0,
                   "%s op=ADD(mixed sizes on one word, role %d)%s size=%zu threads=%d: %d atomics failed, status %d (%s)",
-                  a->label, r, job[i].fetching ? "(fetch)" : "", roles[r].size, nth, job[i].nbad, job[i].bad_status,
+                  a->label, r, job[i].fetching ? "(fetch)" : "", roles[r].size, nth, job[i].nbad, (int)job[i].bad_status.code,
                   remora_status_str(job[i].bad_status));
         }
-        int st = remora_flush(&a->m);
+        remora_status_t st = remora_flush(&a->m);
         CHECK_ST(way, st, REMORA_OK, "%s op=flush after mixed-size ADDs", a->label);
     }
     barrier();
@@ -1188,7 +1189,7 @@ static void counters(int iters_net, int iters_mapped)
                             /* the shared counter's threads fetch by turns waited for and posted */
                             int fetching = sub == 0 ? 1 + (me + i) % 2 : 0;
                             job[i] = (struct counter_job){&a->m, sub == 0 ? word + counter_pos(size) : word + slot * size,
-                                                          size, fetching, iters, mine + (size_t)i * (size_t)iters, 0, 0, 0, 0};
+                                                          size, fetching, iters, mine + (size_t)i * (size_t)iters, REMORA_OK, 0, 0, 0};
                             if (pthread_create(&th[i], NULL, counter_thread, &job[i]) != 0) {
                                 fprintf(stderr, "[rank %d] pthread_create failed\n", me);
                                 MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1199,13 +1200,13 @@ static void counters(int iters_net, int iters_mapped)
                             CHECK(way, job[i].nbad == 0,
                                   "%s op=ADD%s size=%zu threads=%d: %d atomics failed, status %d (%s)", a->label,
                                   sub == 0 ? "(fetch, shared counter)" : "(neighbour slots)", size, nth, job[i].nbad,
-                                  job[i].bad_status, remora_status_str(job[i].bad_status));
+                                  (int)job[i].bad_status.code, remora_status_str(job[i].bad_status));
                             CHECK(way, job[i].late == 0,
                                   "%s op=ADD(fetch, posted) size=%zu: %d fetched values were not there after the flush",
                                   a->label, size, job[i].late);
                         }
                         /* the threads' non-fetching atomics, flushed by this thread */
-                        int st = remora_flush(&a->m);
+                        remora_status_t st = remora_flush(&a->m);
                         CHECK_ST(way, st, REMORA_OK, "%s op=flush after concurrent ADDs size=%zu", a->label, size);
                     }
                     /* the fetched values of every rank, at T */
@@ -1299,14 +1300,14 @@ static void counters(int iters_net, int iters_mapped)
 /* ---- 6. keys --------------------------------------------------------------------------------- */
 
 /* An unpack that must fail with `want` and leave an empty rmem. */
-static void unpack_refused(int t, const void *key, size_t len, int how, int want, const char *what)
+static void unpack_refused(int t, const void *key, size_t len, int how, remora_status_t want, const char *what)
 {
     struct remora_rmem m;
     memset(&m, 0x5a, sizeof m);
-    int st = remora_mem_unpack(t, key, len, how, &m);
-    int way = want == REMORA_ERR_INVALID ? WAY_KEYS : expected_way(me, t, KIND_MALLOC, how);
+    remora_status_t st = remora_mem_unpack(t, key, len, how, &m);
+    int way = remora_status_is(want, REMORA_S_INVALID) ? WAY_KEYS : expected_way(me, t, KIND_MALLOC, how);
     CHECK_ST(way, st, want, "target=%d reach=%s: unpack of %s (%zu bytes)", t, how_names[how], what, len);
-    if (st == REMORA_OK)
+    if (remora_ok(st))
         remora_rmem_release(&m);
     else
         CHECK(way, m.tp == NULL, "target=%d reach=%s: failed unpack of %s leaves tp=%p (not NULL)", t, how_names[how],
@@ -1356,12 +1357,12 @@ static void keys_phase(void)
                 size_t len = key_of(t, KEY_NONET_MALLOC)->len;
                 memset(k, 0, len);
                 struct remora_rmem m;
-                int st = remora_mem_unpack(t, k, len, how, &m);
-                CHECK(WAY_KEYS, st == REMORA_ERR_INVALID || st == REMORA_ERR_UNREACHABLE,
+                remora_status_t st = remora_mem_unpack(t, k, len, how, &m);
+                CHECK(WAY_KEYS, remora_status_is(st, REMORA_S_INVALID) || remora_status_is(st, REMORA_S_UNREACHABLE),
                       "target=%d reach=%s: unpack of a zero-filled key (%zu bytes): status %d (%s), expected "
                       "REMORA_ERR_INVALID or REMORA_ERR_UNREACHABLE",
-                      t, how_names[how], len, st, remora_status_str(st));
-                if (st == REMORA_OK)
+                      t, how_names[how], len, (int)st.code, remora_status_str(st));
+                if (remora_ok(st))
                     remora_rmem_release(&m);
             }
         }
@@ -1377,7 +1378,7 @@ static void keys_phase(void)
                 continue;
             }
             struct remora_rmem m;
-            int st = remora_mem_unpack(t, key->b, key->len, REMORA_REACH_FAST, &m);
+            remora_status_t st = remora_mem_unpack(t, key->b, key->len, REMORA_REACH_FAST, &m);
             if (!CHECK_ST(way, st, REMORA_OK, "target=%d reach=FAST: unpack of %s (same node)", t, what))
                 continue;
             CHECK(way, m.tp && way_of_tp(m.tp) == way, "target=%d reach=FAST: %s reached as %s, expected %s", t, what,
@@ -1401,11 +1402,11 @@ static void keys_phase(void)
                 int way = expected_way(me, t, KIND_MALLOC, how);
                 int reachable = z == KEY_ZERO_NET || way != WAY_NET;
                 struct remora_rmem m;
-                int st = remora_mem_unpack(t, key->b, key->len, how, &m);
+                remora_status_t st = remora_mem_unpack(t, key->b, key->len, how, &m);
                 if (!CHECK_ST(way, st, reachable ? REMORA_OK : REMORA_ERR_UNREACHABLE,
                               "target=%d reach=%s: unpack of a %s registration", t, how_names[how], key_names[z]))
                     continue;
-                if (st != REMORA_OK)
+                if (!remora_ok(st))
                     continue;
                 CHECK(way, m.tp != NULL, "target=%d reach=%s: %s registration unpacked to tp NULL", t, how_names[how],
                       key_names[z]);
@@ -1422,27 +1423,27 @@ static void keys_phase(void)
             const struct keymsg *key = key_of(t, KEY_NET_MALLOC);
             int way = expected_way(me, t, KIND_MALLOC, how);
             struct remora_rmem m1, m2;
-            int st1 = remora_mem_unpack(t, key->b, key->len, how, &m1);
-            int st2 = remora_mem_unpack(t, key->b, key->len, how, &m2);
+            remora_status_t st1 = remora_mem_unpack(t, key->b, key->len, how, &m1);
+            remora_status_t st2 = remora_mem_unpack(t, key->b, key->len, how, &m2);
             CHECK_ST(way, st1, REMORA_OK, "target=%d mem=malloc reach=%s: first unpack", t, how_names[how]);
             CHECK_ST(way, st2, REMORA_OK, "target=%d mem=malloc reach=%s: second unpack of the same key", t,
                      how_names[how]);
-            if (st1 != REMORA_OK || st2 != REMORA_OK)
+            if (!remora_ok(st1) || !remora_ok(st2))
                 continue;
             unsigned char got[32], exp[32];
             uint64_t off = slot_off(me, how) + 333;
             fill_pat(exp, seed_owner_t(t, KIND_MALLOC, PH_KEYS), off, sizeof exp);
-            int st = remora_read(&m1, off, got, sizeof got);
-            CHECK(way, st == REMORA_OK && memcmp(got, exp, sizeof got) == 0,
+            remora_status_t st = remora_read(&m1, off, got, sizeof got);
+            CHECK(way, remora_ok(st) && memcmp(got, exp, sizeof got) == 0,
                   "target=%d mem=malloc reach=%s op=read through the first of two rmems: status %d or wrong data", t,
-                  how_names[how], st);
+                  how_names[how], (int)st.code);
             remora_rmem_release(&m1);
             memset(got, 0, sizeof got);
             st = remora_read(&m2, off, got, sizeof got);
-            CHECK(way, st == REMORA_OK && memcmp(got, exp, sizeof got) == 0,
+            CHECK(way, remora_ok(st) && memcmp(got, exp, sizeof got) == 0,
                   "target=%d mem=malloc reach=%s op=read through the second rmem after the first was released: "
                   "status %d or wrong data",
-                  t, how_names[how], st);
+                  t, how_names[how], (int)st.code);
             remora_rmem_release(&m2);
         }
     }
@@ -1496,7 +1497,7 @@ int main(int argc, char **argv)
 
     t0 = now();
     check_topology(node_size);
-    int st = remora_net_wireup(MPI_COMM_WORLD);
+    remora_status_t st = remora_net_wireup(MPI_COMM_WORLD);
     CHECK_ST(WAY_SETUP, st, REMORA_OK, "remora_net_wireup(MPI_COMM_WORLD)");
     register_all();
     unpack_all();

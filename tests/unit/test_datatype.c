@@ -11,17 +11,7 @@
 
 #include "core/datatype.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fprintf(stderr, "\n");                                                      \
-            failures++;                                                                 \
-        }                                                                               \
-    } while (0)
+#include "unit_check.h"
 
 #define BUF 65536
 #define BIAS 8192 /* room for negative displacements */
@@ -293,10 +283,5 @@ int main(int argc, char **argv)
     MPI_Type_free(&c6);
     remora_dt_finalize();
     MPI_Finalize();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf(" No Errors\n");
-    return 0;
+    return unit_result();
 }
