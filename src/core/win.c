@@ -316,6 +316,7 @@ static struct remora_win *win_alloc(int n)
     w->comm = MPI_COMM_NULL;
     w->errh.handle = MPI_ERRORS_ARE_FATAL;
     atomic_init(&w->type_hint, &remora_core.types.no_type);
+    atomic_init(&w->amo_hint, &remora_core.types.no_type);
     w->handle = MPI_WIN_NULL;
     w->model = MPI_WIN_UNIFIED;
     w->threads_concurrent = remora_ctx.thread_level == MPI_THREAD_MULTIPLE;

@@ -45,6 +45,7 @@ struct remora_peer {
     uint64_t disp_unit;
     _Atomic uint8_t access; /* REMORA_ACCESS_* bits open toward it                              */
     uint8_t acc_atomic;     /* accumulates on its memory may use atomics: every origin can      */
+    uint8_t amo_here;       /* acc_atomic, and those atomics are CPU atomics at base (fop_fast.h) */
     _Atomic uint8_t acc_lock_free; /* the most we have read of its ctrl.acc_lock_free           */
     uint64_t size;          /* its window size in bytes                                         */
 } __attribute__((aligned(64)));
@@ -149,6 +150,9 @@ struct remora_win {
      * type per window, and one compare beats a hash lookup.  Entries are
      * immutable, so one pointer load gives a consistent (handle, size). */
     const struct remora_type_entry *_Atomic type_hint;
+    /* The same for the fetch-and-op fast path (core/fop_fast.h): the type of
+     * the last fetch-and-op that could take it. */
+    const struct remora_type_entry *_Atomic amo_hint;
     _Atomic unsigned access_all;    /* REMORA_ALL_*: every target reachable          */
     int rank;
     int flavor;                     /* MPI_WIN_FLAVOR_*                               */

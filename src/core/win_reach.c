@@ -42,6 +42,15 @@ static struct remora_rmem view(const struct remora_rmem *m, size_t delta)
 }
 
 /* Rank r's state from its place and (across nodes, MPI_Win_create) its keys. */
+/* peer.amo_here (core/fop_fast.h): accumulates may use atomics on its
+ * memory, and they are CPU atomics on the mapping at peer.base. */
+static void note_amo_here(struct remora_rank_state *s)
+{
+    const struct remora_reach *x = &s->reach;
+    s->peer.amo_here = s->peer.acc_atomic && s->peer.base && x->amo.tp && !remora_applies(&x->amo) &&
+                       remora_mapped(&x->amo, 0) == s->peer.base;
+}
+
 static remora_status_t reach_rank(struct remora_win *w, int r, struct remora_rank_state *s, const struct remora_win_place *p,
                       const char *seg_key, size_t seg_len, const char *data_key, size_t data_len)
 {
@@ -87,6 +96,7 @@ static remora_status_t reach_rank(struct remora_win *w, int r, struct remora_ran
     peer->fast_limit = peer->base ? peer->size : 0;
     peer->fast_disps = peer->fast_limit / peer->disp_unit;
     peer->acc_atomic = x->amo.tp && x->amo.tp->amo_sizes != 0;
+    note_amo_here(s);
     return st;
 }
 
@@ -204,8 +214,10 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
         for (int r = 0; r < n; r++)
             ok[r] = remora_rank_known(w, r)->peer.acc_atomic;
         PMPI_Allreduce(MPI_IN_PLACE, ok, n, MPI_INT, MPI_LAND, w->comm);
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
             remora_rank_known(w, r)->peer.acc_atomic = (uint8_t)ok[r];
+            note_amo_here(remora_rank_known(w, r));
+        }
         free(ok);
     }
     return MPI_SUCCESS;

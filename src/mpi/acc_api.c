@@ -1,5 +1,6 @@
 /* Accumulates and atomics. */
 #include "core/accumulate.h"
+#include "core/fop_fast.h"
 #include "mpi/api.h"
 
 REMORA_API int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -24,12 +25,22 @@ REMORA_API int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI
 }
 REMORA_PMPI(MPI_Get_accumulate);
 
-REMORA_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
-                                MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+static __attribute__((noinline)) int fetch_and_op_slow(const void *origin_addr, void *result_addr,
+                                                       MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                                                       MPI_Op op, MPI_Win win)
 {
     REMORA_WIN_OR_RETURN(w, win);
     return remora_done(w, remora_fetch_and_op(w, origin_addr, result_addr, datatype, target_rank, target_disp, op),
-                       __func__);
+                       "MPI_Fetch_and_op");
+}
+
+REMORA_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                                MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    if (__builtin_expect(remora_fast_fetch_and_op(remora_win_from_handle(win), origin_addr, result_addr, datatype,
+                                                  target_rank, target_disp, op), 1))
+        return MPI_SUCCESS;
+    return fetch_and_op_slow(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 REMORA_PMPI(MPI_Fetch_and_op);
 
