@@ -349,9 +349,9 @@ def headline_text(rows):
     for what, unit, vals, best, ratios in rows:
         bh = f"{best} {v(vals[best], unit)}" if best else "-"
         rs = [ratios.get(c) for c in ("remora-ompi", "remora-mpich")]
-        out.append(f"{what:36s} {unit:5s} {v(vals.get('remora-ompi'), unit):>11s} {v(vals.get('remora-mpich'), unit):>12s}"
-                   f" {bh:>21s} " + " ".join(("-" if r is None else "inf" if r == math.inf else f"{r:.2f}x").rjust(w)
-                                              for r, w in zip(rs, (10, 11))))
+        ro, rm = v(vals.get("remora-ompi"), unit), v(vals.get("remora-mpich"), unit)
+        rt = [("-" if r is None else "inf" if r == math.inf else f"{r:.2f}x").rjust(w) for r, w in zip(rs, (10, 11))]
+        out.append(f"{what:36s} {unit:5s} {ro:>11s} {rm:>12s} {bh:>21s} " + " ".join(rt))
     return "\n".join(out)
 
 
@@ -528,7 +528,8 @@ def main():
     print("\nRemora / best host (ratio > 1: Remora is better; latency: host/Remora, rates: Remora/host)")
     print(f"{'point':42s} {'metric':15s} {'remora':>12s} {'value':>10s} {'best host':>13s} {'value':>10s} {'ratio':>7s}")
     for what, metric, rcfg, rv, best, hv, ratio, share in summ:
-        print(f"{what:42s} {metric:15s} {rcfg:>12s} {rv:10.3f} {best:>13s} {hv:10.3f} {ratio:6.2f}x  {share_note(share)}")
+        print(f"{what:42s} {metric:15s} {rcfg:>12s} {rv:10.3f} {best:>13s} {hv:10.3f} {ratio:6.2f}x  "
+              f"{share_note(share)}")
     for line in geomean_lines(summ):
         print(line)
     if have_remora:
