@@ -478,6 +478,8 @@ def main():
         os.remove(f"{raw}/{f}")
     repeat, timeout = (3, 60) if a.full else (3, 20)
     progress = Progress(plan)
+    load = microbench().load  # the machine's load average: timings here are only comparable within a run
+    load_before = load()
     n, t0 = 0, time.time()
     # Point-major, pass after pass: every configuration runs a point before the
     # next point, so a slow phase of the machine hits all configurations alike;
@@ -517,10 +519,11 @@ def main():
     shares = load_shares(a.out)
     summ = summary(results, shares)
     head = headline(a.out) if have_remora else []
+    loads = f"load average {load_before} at the start, {load()} at the end"
 
     # terminal summary: the headline first
     print(f"\nHeadline (ratio: best host / Remora for latency, Remora / best host for rates; > 1: Remora is better; "
-          f"{'full' if a.full else 'default'} run, {(time.time() - progress.t0) / 60:.1f} min)")
+          f"{'full' if a.full else 'default'} run, {(time.time() - progress.t0) / 60:.1f} min, {loads})")
     if head:
         print(headline_text(head))
     for line in geomean_lines(summ):
@@ -549,7 +552,7 @@ def main():
     h.write(f"<h1>RMA-MT: host MPIs and Remora</h1><p>{time.strftime('%Y-%m-%d %H:%M')} on {os.uname().nodename}, "
             f"{os.cpu_count()} cores; {'full' if a.full else 'default (short)'} run: the matrix {a.passes} pass(es), "
             f"each value the median of the passes' medians of {repeat} repeats, every transfer verified; {n} runs "
-            f"in {matrix_s:.0f} s; the whole report {time.time() - progress.t0:.0f} s. "
+            f"in {matrix_s:.0f} s; the whole report {time.time() - progress.t0:.0f} s; {loads}. "
             f"Remora: {'present' if have_remora else 'absent'}.</p>")
     h.write("<h2>Headline</h2><p>Single operations (scripts/microbench, sections below). ratio &gt; 1: Remora is "
             "better (latency: best host / Remora; bandwidth and rates: Remora / best host).</p><table><tr><th>what</th>"
