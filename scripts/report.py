@@ -373,21 +373,23 @@ class Progress:
               f"about {left / 60:.1f} min left", flush=True)
 
 
-# Expected durations, measured here (2 cores, load average about 12 from other jobs): the default run's
-# matrix took 995 s for 134 runs; the sections as below.  Only the progress line's estimate uses them.
-MATRIX_STEP_S = 7.0  # one rmamt run of the matrix, launch included
+# Expected durations: the means of three default runs here (2 cores, other jobs' load average 4 to 20;
+# the matrix took 995, 493 and 426 s for 147 runs, mpich's runs the slowest), the sections' as below.
+# Only the progress line's estimate uses them; it scales them by how the finished steps compared.
+MATRIX_STEP_S = 4.5  # one rmamt run of the matrix, launch included
 
 
 def plan_sections(build, full, have_remora):
     """the sections after the matrix, in order: (script, arguments, directory under the report, expected
-    seconds on this 2-core machine, for the progress line)"""
+    seconds on this 2-core machine, for the progress line: the default run's measured; the full forms'
+    are estimates, not measured)"""
     q = [] if full else ["--quick"]
     s = [("mpi-share", ["--configs", ",".join(c[0] for c in CONFIGS), "--iterations", "1000" if full else "100",
-                        "--build", build], "mpi-share", 360)]
+                        "--build", build], "mpi-share", 200)]
     if have_remora:
-        s += [("microbench", ["--build", build] + q, "node", 135),
-              ("microbench", ["--tcp", "--build", build] + q, "network", 360),
-              ("shmem-bench", shmem_args(build, full), "shmem-bench", 30)]
+        s += [("microbench", ["--build", build] + q, "node", 60),
+              ("microbench", ["--tcp", "--build", build] + q, "network", 380),
+              ("shmem-bench", shmem_args(build, full), "shmem-bench", 25)]
         if full:  # Open MPI 5, MPICH 5, Intel MPI (if the build has them), alone and through Remora
             s += [("shmem-bench", shmem_args(build, full) + ["--tcp"], "shmem-network", 300),
                   ("microbench", ["--extra-hosts", "--build", build], "extra-hosts", 600)]
@@ -395,8 +397,8 @@ def plan_sections(build, full, have_remora):
         s += [("models", ["--np", "2,4,8,16", "--samples", "30", "--build", build], "models", 900),
               ("motifs", ["--build", build], "motifs", 900)]
     else:
-        s += [("models", ["--np", "2,4", "--samples", "5", "--build", build], "models", 70),
-              ("motifs", ["--np", "2,4", "--repeat", "1", "--motifs", "milc", "--build", build], "motifs", 20)]
+        s += [("models", ["--np", "2,4", "--samples", "5", "--build", build], "models", 115),
+              ("motifs", ["--np", "2,4", "--repeat", "1", "--motifs", "milc", "--build", build], "motifs", 25)]
     return s
 
 
