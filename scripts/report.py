@@ -1,11 +1,18 @@
 #!/usr/bin/python3
 """The RMA-MT comparison report (run by scripts/report): runs rmamt over each
-host MPI configuration and over Remora, in one run, and writes
-report/index.html (tables, PNG plots, the raw CSV) and a terminal summary of
-Remora/host ratios; then the OpenSHMEM benchmarks over Remora's library and
-Open MPI's OSHMEM (scripts/shmem-bench).  A run that fails, hangs or fails
+host MPI configuration and over Remora, in one run, then the engine's
+sections (the time inside MPI per call and the MPI share of each round,
+scripts/mpi-share; single-operation latencies on a node and across simulated
+nodes, scripts/microbench), OpenSHMEM (scripts/shmem-bench), foMPI's models
+and motifs (scripts/models, scripts/motifs), and writes report/index.html
+(a headline table of the numbers that matter, tables, PNG plots, the raw
+CSV) and a terminal summary of Remora/host ratios.  Default: a small matrix
+and the sections' short forms (about 15 minutes here); --full: the whole
+matrix and every section in full (about 80 minutes); --plan prints the steps
+and their expected durations and exits.  One progress line per finished
+step, with an estimate of the time left.  A run that fails, hangs or fails
 verification becomes a marked cell with its command and first error lines;
-the report goes on."""
+a section that fails is marked; the report goes on."""
 import argparse, csv, html, io, json, math, os, statistics, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,10 +28,12 @@ CONFIGS = [  # name, scripts/mpirun options, rmamt suffix, is Remora
 ]
 
 
-def matrix(quick):
+def matrix(full):
     """(key, np, rmamt arguments): key names the figure a run feeds.  Modes
     whose epoch is one flush (tens of ns on the node) run many more epochs,
-    so that a timed region lasts about a millisecond, not a few timer ticks."""
+    so that a timed region lasts about a millisecond, not a few timer ticks.
+    The default run's matrix is small; --full's is the whole one."""
+    quick = not full
     lat_sizes = "8,1K" if quick else "8:64K"
     threads = "1,2" if quick else "1,2,4"
     lat_syncs = ["flush", "fence"] if quick else ["flush", "flush_local", "lockall", "lock", "fence", "pscw"]
@@ -207,8 +216,31 @@ def plots(results, outdir):
     return figs
 
 
-def summary(results):
-    """(what, unit, better, remora-ompi, best host name, best host value, ratio>1 = Remora better)"""
+SCHEDULER_BOUND = 0.10  # a round with at most this MPI share measures the thread hand-off, not MPI
+
+
+def load_shares(out):
+    """scripts/mpi-share's MPI share of each measured round: {(config, sync, op, threads): share}"""
+    try:
+        with open(f"{out}/mpi-share/shares.json") as f:
+            runs = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {(r["config"], r["sync"], r["op"], int(r["threads"])): r["share"] for r in runs
+            if r["status"] == "ok" and r["share"] is not None}
+
+
+def share_note(share):
+    if share is None:
+        return ""
+    return (f"scheduler-bound, MPI share {100 * share:.0f}%" if share <= SCHEDULER_BOUND
+            else f"MPI share {100 * share:.0f}%")
+
+
+def summary(results, shares):
+    """(what, unit, better, remora-ompi, best host name, best host value, ratio>1 = Remora better, MPI share):
+    the MPI share of a latency row at 8 bytes is the larger of the Remora configuration's and the best host's
+    (scripts/mpi-share's runs in this report; None where not measured)"""
     lower = {"latency_us": True, "bandwidth_MBps": False, "msgrate_Mmsgs": False}
     points = {}
     for (cfg, _k, _a, rows, st, *_r) in results:
@@ -230,23 +262,149 @@ def summary(results):
             low = lower[metric]
             best = min(hosts, key=hosts.get) if low else max(hosts, key=hosts.get)
             ratio = hosts[best] / vals[rcfg] if low else vals[rcfg] / hosts[best]
-            out.append((f"{bench} {sync} {op} {size}B {threads}t", metric, rcfg, vals[rcfg], best, hosts[best], ratio))
+            both = [shares.get((c, sync, op, threads)) for c in (rcfg, best)] if bench == "latency" and size == 8 \
+                else [None]
+            share = max(both) if None not in both else None
+            out.append((f"{bench} {sync} {op} {size}B {threads}t", metric, rcfg, vals[rcfg], best, hosts[best], ratio,
+                        share))
     return out
 
 
-def geomeans(summ):
-    """(Remora configuration, geometric mean of its ratios, number of points)"""
+def geomeans(summ, skip_bound=False):
+    """(Remora configuration, geometric mean of its ratios, number of points); skip_bound: without the rows
+    whose MPI share is at most SCHEDULER_BOUND"""
     out = []
     for rcfg in ("remora-ompi", "remora-mpich"):
-        rs = [r[6] for r in summ if r[2] == rcfg and r[6] > 0]
+        rs = [r[6] for r in summ if r[2] == rcfg and r[6] > 0 and
+              not (skip_bound and r[7] is not None and r[7] <= SCHEDULER_BOUND)]
         if rs:
             out.append((rcfg, math.exp(sum(math.log(x) for x in rs) / len(rs)), len(rs)))
     return out
 
 
+def geomean_lines(summ):
+    """per Remora configuration: the geometric mean over all rows and over the rows not scheduler-bound"""
+    kept = {r: (g, n) for r, g, n in geomeans(summ, True)}
+    return [f"geometric mean of the ratios, {rcfg}: {gm:.2f}x over all {n} points, " +
+            (f"{kept[rcfg][0]:.2f}x over the {kept[rcfg][1]} points whose MPI share is above "
+             if rcfg in kept else "no point left with an MPI share above ") +
+            f"{100 * SCHEDULER_BOUND:.0f}% (or not measured)" for rcfg, gm, n in geomeans(summ)]
+
+
+def microbench():
+    """scripts/microbench as a module (its Table and ratio())"""
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+    loader = SourceFileLoader("microbench", f"{ROOT}/scripts/microbench")
+    mod = module_from_spec(spec_from_loader("microbench", loader))
+    loader.exec_module(mod)
+    return mod
+
+
+HEADLINE = [  # (section directory, start of the microbench table's title, test, what it is)
+    ("node", "On one node", "put_flush", "put + flush latency, one node"),
+    ("node", "On one node", "get", "get latency, one node"),
+    ("node", "On one node", "fop", "fetch_and_op latency, one node"),
+    ("node", "On one node", "acc", "accumulate latency, one node"),
+    ("node", "On one node", "lock_unlock", "lock + unlock, one node"),
+    ("node", "On one node", "fence", "fence, one node"),
+    ("node", "On one node", "put_bw", "put bandwidth 1 MiB, one node"),
+    ("node", "On one node", "put_rate", "put message rate, one node"),
+    ("network", "Across isolated nodes, nodes of 1 rank", "put_flush (coll)", "put + flush latency across nodes"),
+    ("network", "Across isolated nodes (1 rank each)", "put_bw", "put bandwidth 1 MiB across nodes"),
+    ("network", "Across isolated nodes (1 rank each)", "put_rate (1 thr)", "put message rate across nodes"),
+]
+
+
+def headline(out):
+    """the numbers that matter, from the microbench sections' raw.tsv: [(what, unit, {config: value}, best host,
+    {Remora config: best host / Remora ratio, > 1: Remora is faster})]"""
+    mb = microbench()
+    got = {}
+    for d in {h[0] for h in HEADLINE}:
+        try:
+            with open(f"{out}/{d}/raw.tsv") as f:
+                for line in f:
+                    title, test, unit, cfg, v = line.rstrip("\n").split("\t")
+                    if v != "None":
+                        got.setdefault((d, title, test), (unit, {}))[1][cfg] = float(v)
+        except (OSError, ValueError):
+            pass
+    rows = []
+    for d, title, test, what in HEADLINE:
+        unit, vals = next((uv for (d2, t2, n2), uv in got.items() if d2 == d and t2.startswith(title) and n2 == test),
+                          ("-", {}))
+        hosts = {c: v for c, v in vals.items() if not c.startswith("remora") and 0 < v < math.inf}
+        best = (min(hosts, key=hosts.get) if unit == "us" else max(hosts, key=hosts.get)) if hosts else None
+        ratios = {c: mb.ratio(unit, list(hosts.values()), v) for c, v in vals.items() if c.startswith("remora")}
+        rows.append((what, unit, vals, best, ratios))
+    return rows
+
+
+def headline_text(rows):
+    def v(x, unit):
+        return "-" if x is None else f"{x:.2f}" if unit == "us" or x < 10 else f"{x:.0f}"
+    out = [f"{'headline':36s} {'unit':5s} {'remora-ompi':>11s} {'remora-mpich':>12s} {'best host':>21s} "
+           f"{'ratio ompi':>10s} {'ratio mpich':>11s}"]
+    for what, unit, vals, best, ratios in rows:
+        bh = f"{best} {v(vals[best], unit)}" if best else "-"
+        rs = [ratios.get(c) for c in ("remora-ompi", "remora-mpich")]
+        ro, rm = v(vals.get("remora-ompi"), unit), v(vals.get("remora-mpich"), unit)
+        rt = [("-" if r is None else "inf" if r == math.inf else f"{r:.2f}x").rjust(w) for r, w in zip(rs, (10, 11))]
+        out.append(f"{what:36s} {unit:5s} {ro:>11s} {rm:>12s} {bh:>21s} " + " ".join(rt))
+    return "\n".join(out)
+
+
+class Progress:
+    """One line per finished step: [k/n], what it was, its status and duration, the time so far and an
+    estimate of the time left: the expected seconds of the steps left (measured on this 2-core machine and
+    written in the plan) scaled by how long the finished steps took against theirs."""
+
+    def __init__(self, plan):
+        self.plan, self.k, self.t0, self.expected_done = plan, 0, time.time(), 0.0
+
+    def step(self, status, took):
+        what, expected = self.plan[self.k]
+        self.k += 1
+        self.expected_done += expected
+        elapsed = time.time() - self.t0
+        left = sum(e for _w, e in self.plan[self.k:]) * elapsed / max(self.expected_done, 1.0)
+        print(f"[{self.k}/{len(self.plan)}] {what}: {status} ({took:.1f} s); {elapsed / 60:.1f} min so far, "
+              f"about {left / 60:.1f} min left", flush=True)
+
+
+# Expected durations: the means of three default runs here (2 cores, other jobs' load average 4 to 20;
+# the matrix took 995, 493 and 426 s for 147 runs, mpich's runs the slowest), the sections' as below.
+# Only the progress line's estimate uses them; it scales them by how the finished steps compared.
+MATRIX_STEP_S = 4.5  # one rmamt run of the matrix, launch included
+
+
+def plan_sections(build, full, have_remora):
+    """the sections after the matrix, in order: (script, arguments, directory under the report, expected
+    seconds on this 2-core machine, for the progress line: the default run's measured; the full forms'
+    are estimates, not measured)"""
+    q = [] if full else ["--quick"]
+    s = [("mpi-share", ["--configs", ",".join(c[0] for c in CONFIGS), "--iterations", "1000" if full else "100",
+                        "--build", build], "mpi-share", 200)]
+    if have_remora:
+        s += [("microbench", ["--build", build] + q, "node", 60),
+              ("microbench", ["--tcp", "--build", build] + q, "network", 380),
+              ("shmem-bench", shmem_args(build, full), "shmem-bench", 25)]
+        if full:  # Open MPI 5, MPICH 5, Intel MPI (if the build has them), alone and through Remora
+            s += [("shmem-bench", shmem_args(build, full) + ["--tcp"], "shmem-network", 300),
+                  ("microbench", ["--extra-hosts", "--build", build], "extra-hosts", 600)]
+    if full:
+        s += [("models", ["--np", "2,4,8,16", "--samples", "30", "--build", build], "models", 900),
+              ("motifs", ["--build", build], "motifs", 900)]
+    else:
+        s += [("models", ["--np", "2,4", "--samples", "5", "--build", build], "models", 115),
+              ("motifs", ["--np", "2,4", "--repeat", "1", "--motifs", "milc", "--build", build], "motifs", 25)]
+    return s
+
+
 def section(script, args, out, name=None):
-    """runs scripts/<script> (its table goes to the terminal) and returns its HTML section,
-    written to out/<name> (name: the script's by default)"""
+    """runs scripts/<script> (its table goes to the terminal) and returns (its HTML section, written to
+    out/<name> (name: the script's by default), its exit status)"""
     name = name or script
     print(f"\n== scripts/{script} {' '.join(args)}", flush=True)
     try:  # a script that stops early must not leave an earlier report's section in this one
@@ -261,12 +419,12 @@ def section(script, args, out, name=None):
         text = ""
     if rc != 0:
         text += f"<p class='bad'>scripts/{script} {svg_safe(' '.join(args))} reported problems (exit {rc}).</p>"
-    return text
+    return text, rc
 
 
-def shmem_args(build, quick):
-    """scripts/shmem-bench's arguments: quick, a few seconds per library and PE count"""
-    if quick:
+def shmem_args(build, full):
+    """scripts/shmem-bench's arguments: by default a few seconds per library and PE count"""
+    if not full:
         return ["--build", build, "--repeat", "1", "--np", "2,4", "--samples", "3", "--iters", "5000",
                 "--coll-iters", "500"]
     return ["--build", build, "--repeat", "3", "--np", "2,4,8"]
@@ -288,7 +446,9 @@ def shmem_summary(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--full", action="store_true", help="the whole matrix and every section in full (about 80 min)")
+    ap.add_argument("--quick", action="store_true", help="the same as the default run (kept for old command lines)")
+    ap.add_argument("--plan", action="store_true", help="print the steps and their expected durations, and exit")
     ap.add_argument("--passes", type=int, default=3,
                     help="run the whole matrix this many times (each rmamt run is a new pair of processes); "
                          "a value is the median of the passes' medians")
@@ -297,16 +457,32 @@ def main():
     a = ap.parse_args()
     if a.passes < 1:
         ap.error("--passes must be at least 1")
+    if a.full and a.quick:
+        ap.error("--full and --quick exclude each other")
+    have_remora = os.path.exists(f"{a.build}/bin/remora-run")
+    configs = [c for c in CONFIGS if have_remora or not c[3]]
+    runs = matrix(a.full)
+    secs = plan_sections(a.build, a.full, have_remora)
+    plan = [(f"RMA-MT pass {p + 1}: {cfg[0]} {' '.join(args[:3])}", MATRIX_STEP_S)
+            for p in range(a.passes) for (_k, _np, args) in runs for cfg in configs] + \
+           [(f"section {name} (scripts/{script})", exp) for script, _args, name, exp in secs]
+    if a.plan:
+        nm = len(plan) - len(secs)
+        print(f"{'full' if a.full else 'default'} run: {len(plan)} steps, about {sum(e for _w, e in plan) / 60:.0f} "
+              f"min expected here\nsteps 1-{nm}: the RMA-MT matrix, {len(runs)} runs x {len(configs)} configurations "
+              f"x {a.passes} passes, about {MATRIX_STEP_S:.0f} s each")
+        for k, (script, args, name, exp) in enumerate(secs, nm + 1):
+            print(f"step {k}: section {name}: scripts/{script} {' '.join(args)} (about {exp} s)")
+        return
     raw = f"{a.out}/raw"
     os.makedirs(raw, exist_ok=True)
     for f in os.listdir(raw):
         os.remove(f"{raw}/{f}")
-    have_remora = os.path.exists(f"{a.build}/bin/remora-run")
-    configs = [c for c in CONFIGS if have_remora or not c[3]]
-    runs = matrix(a.quick)
-    repeat, timeout = (3, 20) if a.quick else (3, 60)
+    repeat, timeout = (3, 60) if a.full else (3, 20)
+    progress = Progress(plan)
+    load = microbench().load  # the machine's load average: timings here are only comparable within a run
+    load_before = load()
     n, t0 = 0, time.time()
-    total = a.passes * len(configs) * len(runs)
     # Point-major, pass after pass: every configuration runs a point before the
     # next point, so a slow phase of the machine hits all configurations alike;
     # and a process that starts in a bad state (placement, a neighbour's
@@ -318,7 +494,8 @@ def main():
                 n += 1
                 rows, status, cmd, first, took = run_one(a.build, cfg, np, args, repeat, timeout, raw, n)
                 got.setdefault((i, cfg[0]), []).append((rows, status, cmd, first))
-                print(f"[{n}/{total}] {cfg[0]:13s} {' '.join(args[:3]):28s} {status} ({took:.1f} s)", flush=True)
+                progress.step(status, took)
+    matrix_s = time.time() - t0
     results = []
     for i, (key, np, args) in enumerate(runs):
         for cfg in configs:
@@ -328,30 +505,38 @@ def main():
             status, cmd, first = failed[0][1:] if failed else ("ok", passes[0][2], "")
             results.append((cfg[0], key, args, rows, status, cmd, first))
     figs = plots(results, a.out)
-    summ = summary(results)
     problems = [r for r in results if r[4] != "ok"]
 
-    # OpenSHMEM: Remora's library against Open MPI's OSHMEM (quick and full runs)
-    if have_remora:
-        if os.path.exists(f"{a.out}/shmem-bench/summary.json"):  # an earlier report's
-            os.remove(f"{a.out}/shmem-bench/summary.json")
-        sections = [section("shmem-bench", shmem_args(a.build, a.quick), a.out),
-                    section("microbench", ["--tcp", "--build", a.build] + (["--quick"] if a.quick else []), a.out,
-                            "network"),
-                    section("shmem-bench", shmem_args(a.build, a.quick) + ["--tcp"], a.out, "shmem-network"),
-                    # Open MPI 5, MPICH 5, Intel MPI (if the build has them), alone and through Remora
-                    section("microbench", ["--extra-hosts", "--build", a.build] + (["--quick"] if a.quick else []),
-                            a.out, "extra-hosts")]
-    else:
-        sections = ["<h2>OpenSHMEM: Remora and Open MPI's OSHMEM</h2><p>Remora is absent.</p>"]
+    # the sections: an earlier report's results must not stand in for one that fails here
+    for stale in ("mpi-share/shares.json", "shmem-bench/summary.json", "node/raw.tsv", "network/raw.tsv"):
+        if os.path.exists(f"{a.out}/{stale}"):
+            os.remove(f"{a.out}/{stale}")
+    sections = [] if have_remora else ["<h2>Remora</h2><p>Remora is absent (build/bin/remora-run does not exist): "
+                                       "no microbench or OpenSHMEM sections.</p>"]
+    for script, args, name, _exp in secs:
+        ts = time.time()
+        text, rc = section(script, args, a.out, name)
+        sections.append(text)
+        progress.step("ok" if rc == 0 else f"PROBLEMS (exit {rc})", time.time() - ts)
+    shares = load_shares(a.out)
+    summ = summary(results, shares)
+    head = headline(a.out) if have_remora else []
+    loads = f"load average {load_before} at the start, {load()} at the end"
 
-    # terminal summary
+    # terminal summary: the headline first
+    print(f"\nHeadline (ratio: best host / Remora for latency, Remora / best host for rates; > 1: Remora is better; "
+          f"{'full' if a.full else 'default'} run, {(time.time() - progress.t0) / 60:.1f} min, {loads})")
+    if head:
+        print(headline_text(head))
+    for line in geomean_lines(summ):
+        print("RMA-MT " + line)
     print("\nRemora / best host (ratio > 1: Remora is better; latency: host/Remora, rates: Remora/host)")
     print(f"{'point':42s} {'metric':15s} {'remora':>12s} {'value':>10s} {'best host':>13s} {'value':>10s} {'ratio':>7s}")
-    for what, metric, rcfg, rv, best, hv, ratio in summ:
-        print(f"{what:42s} {metric:15s} {rcfg:>12s} {rv:10.3f} {best:>13s} {hv:10.3f} {ratio:6.2f}x")
-    for rcfg, gm, n in geomeans(summ):
-        print(f"geometric mean of the ratios, {rcfg}: {gm:.2f}x over {n} points")
+    for what, metric, rcfg, rv, best, hv, ratio, share in summ:
+        print(f"{what:42s} {metric:15s} {rcfg:>12s} {rv:10.3f} {best:>13s} {hv:10.3f} {ratio:6.2f}x  "
+              f"{share_note(share)}")
+    for line in geomean_lines(summ):
+        print(line)
     if have_remora:
         print(shmem_summary(a.out))
     else:
@@ -359,36 +544,51 @@ def main():
     for cfg, key, args, rows, status, cmd, first in problems:
         print(f"PROBLEM {cfg}: {' '.join(args[:3])}: {status}\n  {cmd}")
 
-    # foMPI's models and motifs (full run only: together they take about half an hour here)
-    if a.quick:
-        sections.append("<h2>foMPI's models and motifs</h2><p>Not in a --quick run: <code>scripts/report</code> "
-                        "without --quick, or <code>scripts/models</code> and <code>scripts/motifs</code> alone.</p>")
-    else:
-        sections += [section("models", ["--np", "2,4,8,16", "--samples", "30", "--build", a.build], a.out),
-                     section("motifs", ["--build", a.build], a.out)]
-
     # HTML
     h = io.StringIO()
     h.write("<!doctype html><html><head><meta charset='utf-8'><title>RMA-MT report</title><style>"
             "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:13px}"
             "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#eee}"
-            ".bad{background:#fdd}.good{background:#dfd}pre{background:#f6f6f6;padding:6px;font-size:12px}"
-            "</style></head><body>")
+            ".bad{background:#fdd}.good{background:#dfd}.note{color:#666;text-align:left}"
+            "pre{background:#f6f6f6;padding:6px;font-size:12px}</style></head><body>")
     h.write(f"<h1>RMA-MT: host MPIs and Remora</h1><p>{time.strftime('%Y-%m-%d %H:%M')} on {os.uname().nodename}, "
-            f"{os.cpu_count()} cores; {'quick' if a.quick else 'full'} matrix, {a.passes} pass(es) of it, each value the "
-            f"median of the passes' medians of {repeat} repeats, "
-            f"every transfer verified; {n} runs in {time.time() - t0:.0f} s. "
+            f"{os.cpu_count()} cores; {'full' if a.full else 'default (short)'} run: the matrix {a.passes} pass(es), "
+            f"each value the median of the passes' medians of {repeat} repeats, every transfer verified; {n} runs "
+            f"in {matrix_s:.0f} s; the whole report {time.time() - progress.t0:.0f} s; {loads}. "
             f"Remora: {'present' if have_remora else 'absent'}.</p>")
+    h.write("<h2>Headline</h2><p>Single operations (scripts/microbench, sections below). ratio &gt; 1: Remora is "
+            "better (latency: best host / Remora; bandwidth and rates: Remora / best host).</p><table><tr><th>what</th>"
+            "<th>unit</th><th>remora-ompi</th><th>remora-mpich</th><th>best host</th><th>ratio, remora-ompi</th>"
+            "<th>ratio, remora-mpich</th></tr>")
+    for what, unit, vals, best, ratios in head:
+        f = lambda x: "-" if x is None else f"{x:.2f}" if unit == "us" or x < 10 else f"{x:.0f}"
+        h.write(f"<tr><td style='text-align:left'>{svg_safe(what)}</td><td>{unit}</td>"
+                f"<td>{f(vals.get('remora-ompi'))}</td><td>{f(vals.get('remora-mpich'))}</td>"
+                f"<td>{best + ' ' + f(vals[best]) if best else '-'}</td>")
+        for c in ("remora-ompi", "remora-mpich"):
+            r = ratios.get(c)
+            h.write("<td>-</td>" if r is None else
+                    f"<td class='{'good' if r >= 1 else 'bad'}'>{'inf' if r == math.inf else f'{r:.2f}x'}</td>")
+        h.write("</tr>")
+    h.write("</table>")
+    for line in geomean_lines(summ):
+        h.write(f"<p>RMA-MT {svg_safe(line)}.</p>")
     h.write("<h2>Summary: Remora against the best host configuration</h2><p>ratio &gt; 1: Remora is better "
-            "(latency: host/Remora; bandwidth and rates: Remora/host)</p><table><tr><th>point</th><th>metric</th>"
-            "<th>Remora</th><th>value</th><th>best host</th><th>value</th><th>ratio</th></tr>")
-    for what, metric, rcfg, rv, best, hv, ratio in summ:
+            "(latency: host/Remora; bandwidth and rates: Remora/host). MPI share: the fraction of the round spent "
+            "inside MPI calls (scripts/mpi-share's callprof runs in this report; the larger of the Remora "
+            "configuration's and the best host's); a row at "
+            f"{100 * SCHEDULER_BOUND:.0f}% or less measures the benchmark's thread hand-off and the scheduler, "
+            "not MPI (scheduler-bound): its ratio says little about the engine.</p><table><tr><th>point</th>"
+            "<th>metric</th><th>Remora</th><th>value</th><th>best host</th><th>value</th><th>ratio</th>"
+            "<th>note</th></tr>")
+    for what, metric, rcfg, rv, best, hv, ratio, share in summ:
         cls = "good" if ratio >= 1 else "bad"
         h.write(f"<tr><td style='text-align:left'>{svg_safe(what)}</td><td>{metric}</td><td>{rcfg}</td>"
-                f"<td>{rv:.3f}</td><td>{best}</td><td>{hv:.3f}</td><td class='{cls}'>{ratio:.2f}x</td></tr>")
+                f"<td>{rv:.3f}</td><td>{best}</td><td>{hv:.3f}</td><td class='{cls}'>{ratio:.2f}x</td>"
+                f"<td class='note'>{share_note(share)}</td></tr>")
     h.write("</table>")
-    for rcfg, gm, n in geomeans(summ):
-        h.write(f"<p>Geometric mean of the ratios, {rcfg}: <b>{gm:.2f}x</b> over {n} points.</p>")
+    for line in geomean_lines(summ):
+        h.write(f"<p>{svg_safe(line)}.</p>")
     for title, fname in figs:
         h.write(f"<h2>{svg_safe(title)}</h2><img src='{fname}'>")
     for text in sections:
@@ -400,12 +600,16 @@ def main():
         h.write(f"<h3 class='bad'>{cfg}: {svg_safe(' '.join(args[:3]))}: {status}</h3><pre>{svg_safe(cmd)}\n\n"
                 f"{svg_safe(first)}</pre>")
     h.write("<h2>All results</h2><table><tr><th>config</th><th>benchmark</th><th>sync</th><th>op</th>"
-            "<th>threads</th><th>size</th><th>metric</th><th>median</th><th>min</th><th>max</th><th>verified</th></tr>")
+            "<th>threads</th><th>size</th><th>metric</th><th>median</th><th>min</th><th>max</th><th>verified</th>"
+            "<th>note</th></tr>")
     for cfg, key, args, rows, status, cmd, first in results:
         for r in rows:
+            share = shares.get((cfg, r["sync"], r["op"], int(r["threads"]))) \
+                if r["benchmark"] == "latency" and r["size"] == "8" else None
             h.write(f"<tr><td>{cfg}</td><td>{r['benchmark']}</td><td>{r['sync']}</td><td>{r['op']}</td>"
                     f"<td>{r['threads']}</td><td>{r['size']}</td><td>{r['metric']}</td><td>{float(r['median']):.3f}"
-                    f"</td><td>{float(r['min']):.3f}</td><td>{float(r['max']):.3f}</td><td>{r['verified']}</td></tr>")
+                    f"</td><td>{float(r['min']):.3f}</td><td>{float(r['max']):.3f}</td><td>{r['verified']}</td>"
+                    f"<td class='note'>{share_note(share)}</td></tr>")
     h.write("</table><p>Raw CSV per run: <a href='raw/'>raw/</a> (fields in bench/rmamt/README.md).</p></body></html>")
     with open(f"{a.out}/index.html", "w") as f:
         f.write(h.getvalue())

@@ -35,6 +35,15 @@
     X(MPI_Accumulate,                                                                                     \
       (const void *o, int oc, MPI_Datatype ot, int r, MPI_Aint d, int tc, MPI_Datatype tt, MPI_Op op, MPI_Win w), \
       (o, oc, ot, r, d, tc, tt, op, w))                                                                   \
+    X(MPI_Get_accumulate,                                                                                 \
+      (const void *o, int oc, MPI_Datatype ot, void *res, int resc, MPI_Datatype rt, int r, MPI_Aint d, int tc, \
+       MPI_Datatype tt, MPI_Op op, MPI_Win w),                                                            \
+      (o, oc, ot, res, resc, rt, r, d, tc, tt, op, w))                                                      \
+    X(MPI_Fetch_and_op, (const void *o, void *res, MPI_Datatype t, int r, MPI_Aint d, MPI_Op op, MPI_Win w), \
+      (o, res, t, r, d, op, w))                                                                           \
+    X(MPI_Compare_and_swap,                                                                               \
+      (const void *o, const void *c, void *res, MPI_Datatype t, int r, MPI_Aint d, MPI_Win w),            \
+      (o, c, res, t, r, d, w))                                                                            \
     X(MPI_Barrier, (MPI_Comm c), (c))
 
 enum {
