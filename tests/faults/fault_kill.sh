@@ -18,7 +18,9 @@ out=$(FAULT_KILL_JOB=$token "$mpirun" --timeout $((limit + 60)) "$@" -- "$victim
 rc=$?
 end=$(date +%s%N)
 fail=0
-killed=$(sed -n 's/^killing at \([0-9]*\)$/\1/p' <<<"$out" | head -1)
+# anywhere in a line: MPICH's launcher may put another rank's unfinished
+# line before it ("heap ready, case quietkilling at ...")
+killed=$(sed -n 's/.*killing at \([0-9][0-9]*\).*/\1/p' <<<"$out" | head -1)
 if [[ -z $killed ]]; then
   echo "case $case: the job did not get to the kill (rc $rc):"; echo "$out" | tail -20; exit 1
 fi
