@@ -7,7 +7,7 @@ nodes, scripts/microbench), OpenSHMEM (scripts/shmem-bench), foMPI's models
 and motifs (scripts/models, scripts/motifs), and writes report/index.html
 (a headline table of the numbers that matter, tables, PNG plots, the raw
 CSV) and a terminal summary of Remora/host ratios.  Default: a small matrix
-and the sections' short forms (about 15 minutes here); --full: the whole
+and the sections' short forms (about 12 minutes here); --full: the whole
 matrix and every section in full (about 80 minutes); --plan prints the steps
 and their expected durations and exits.  One progress line per finished
 step, with an estimate of the time left.  A run that fails, hangs or fails
