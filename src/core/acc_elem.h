@@ -20,35 +20,6 @@
 
 /* ---- one element with atomics ------------------------------------------------ */
 
-/* Element values as the transport's atomics take them: the low `size` bytes
- * of a 64-bit word (sized loads keep that right on either byte order). */
-static inline uint64_t load_elem(const void *p, size_t size)
-{
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64;
-    switch (size) {
-    case 1: memcpy(&u8, p, 1); return u8;
-    case 2: memcpy(&u16, p, 2); return u16;
-    case 4: memcpy(&u32, p, 4); return u32;
-    default: memcpy(&u64, p, 8); return u64;
-    }
-}
-
-static inline void store_elem(void *p, size_t size, uint64_t v)
-{
-    uint8_t u8 = (uint8_t)v;
-    uint16_t u16 = (uint16_t)v;
-    uint32_t u32 = (uint32_t)v;
-    switch (size) {
-    case 1: memcpy(p, &u8, 1); break;
-    case 2: memcpy(p, &u16, 2); break;
-    case 4: memcpy(p, &u32, 4); break;
-    default: memcpy(p, &v, 8); break;
-    }
-}
-
 /* One atomic on the element at off of m: inline CPU atomics when m is mapped here. */
 static inline remora_status_t elem_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t x,
                            uint64_t cmp, uint64_t *old)
@@ -85,7 +56,7 @@ static inline int native_amo(enum remora_op op, int integer)
 static inline remora_status_t update_elem(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_op op,
                        remora_reduce_fn kernel, int integer, const void *o, void *r, int wait)
 {
-    uint64_t x = o ? load_elem(o, size) : 0, old = 0;
+    uint64_t x = o ? remora_elem_load(o, size) : 0, old = 0;
     int amo = native_amo(op, integer);
     remora_status_t st;
     if (amo >= 0) {
@@ -94,23 +65,18 @@ static inline remora_status_t update_elem(const struct remora_rmem *m, uint64_t 
         st = elem_amo(m, off, size, REMORA_AMO_ADD, 0, 0, &old);
         while (remora_ok(st)) {
             union { uint64_t u; long double align; unsigned char b[8]; } nv;
-            store_elem(nv.b, size, old);
+            remora_elem_store(nv.b, size, old);
             kernel(nv.b, o, 1);
             uint64_t seen;
-            if (!remora_ok((st = elem_amo(m, off, size, REMORA_AMO_CSWAP, load_elem(nv.b, size), old, &seen))) ||
+            if (!remora_ok((st = elem_amo(m, off, size, REMORA_AMO_CSWAP, remora_elem_load(nv.b, size), old, &seen))) ||
                 seen == old)
                 break;
             old = seen;
         }
     }
     if (remora_ok(st) && r)
-        store_elem(r, size, old);
+        remora_elem_store(r, size, old);
     return st;
-}
-
-static inline int integer_class(const struct remora_type_entry *e)
-{
-    return e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
 }
 
 /* The call on len bytes at t of whole elements of esz bytes, plainly: their

@@ -54,7 +54,7 @@ static inline int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_C
     const void *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
     void *r = res ? res->addr : NULL;
     if (one_atomic) {
-        update_elem(&x->amo, off, e->size, op, kernel, integer_class(e), o, r, 0);
+        update_elem(&x->amo, off, e->size, op, kernel, remora_type_integer(e), o, r, 0);
         return MPI_SUCCESS;
     }
     uint64_t mask = stripes_of(off, off + n), state = 0;
@@ -86,8 +86,8 @@ static inline int atomic_fast(struct remora_win *w, const struct remora_type_ent
     char *p = remora_mapped(&s->reach.amo, (uint64_t)(t - s->peer.base));
     if (!p || (uintptr_t)p % e->size)
         return -1;
-    uint64_t x = oaddr ? load_elem(oaddr, e->size) : 0, c = caddr ? load_elem(caddr, e->size) : 0;
-    store_elem(raddr, e->size, remora_mapped_amo(p, e->size, (enum remora_amo_op)amo, x, c));
+    uint64_t x = oaddr ? remora_elem_load(oaddr, e->size) : 0, c = caddr ? remora_elem_load(caddr, e->size) : 0;
+    remora_elem_store(raddr, e->size, remora_mapped_amo(p, e->size, (enum remora_amo_op)amo, x, c));
     return MPI_SUCCESS;
 }
 

@@ -241,7 +241,7 @@ static remora_status_t read_segment(const struct acc *a, struct image *im, size_
                 size /= 2;
             struct unit u = {q, size, g->img + (q - g->lo), k, s, remora_mapped(s->amo, off), 0, 0};
             if (u.mapped && size <= 8) { /* one atomic load: exact */
-                store_elem(im->cur + u.img, size, remora_mapped_load(u.mapped, size, __ATOMIC_RELAXED));
+                remora_elem_store(im->cur + u.img, size, remora_mapped_load(u.mapped, size, __ATOMIC_RELAXED));
                 u.exact = 1;
             } else if (u.mapped && remora_mapped_load16_ok()) {
                 uint64_t v[2];
@@ -302,7 +302,7 @@ static size_t net_batch(const struct acc *a, struct image *im, const unsigned ch
         if (first ? v->done || v->exact : !pending(im, v))
             continue;
         struct remora_amo_req r = {v->pos - s->lo + s->at, v->size, REMORA_AMO_CSWAP,
-                                   load_elem(im->nxt + v->img, v->size), load_elem(im->cur + v->img, v->size), 0};
+                                   remora_elem_load(im->nxt + v->img, v->size), remora_elem_load(im->cur + v->img, v->size), 0};
         if (first) {
             int replace = whole && memchr(whole + v->img, 0, v->size) == NULL;
             r.op = replace ? REMORA_AMO_SWAP : REMORA_AMO_ADD;
@@ -316,7 +316,7 @@ static size_t net_batch(const struct acc *a, struct image *im, const unsigned ch
     for (size_t b = 0; b < nb; b++) {
         struct unit *v = &im->u[ib[b]];
         int matched = rq[b].op == REMORA_AMO_SWAP || (rq[b].op == REMORA_AMO_CSWAP && rq[b].fetched == rq[b].compare);
-        store_elem(im->cur + v->img, v->size, rq[b].fetched);
+        remora_elem_store(im->cur + v->img, v->size, rq[b].fetched);
         v->exact = 1;
         v->done = matched;
         if (!matched && rq[b].op == REMORA_AMO_CSWAP)
@@ -360,7 +360,7 @@ static remora_status_t swap_units(const struct acc *a, struct image *im, const u
                     memcpy(v, n, 16);
                     remora_mapped_store16(u->mapped, v);
                 } else {
-                    store_word(u->mapped, u->size, load_elem(n, u->size));
+                    store_word(u->mapped, u->size, remora_elem_load(n, u->size));
                 }
                 memcpy(c, n, u->size);
                 ok = 1;
@@ -371,10 +371,10 @@ static remora_status_t swap_units(const struct acc *a, struct image *im, const u
                 ok = remora_mapped_cas16(u->mapped, e, want);
                 memcpy(c, e, 16);
             } else {
-                uint64_t cmp = load_elem(c, u->size);
-                uint64_t old = remora_mapped_amo(u->mapped, u->size, REMORA_AMO_CSWAP, load_elem(n, u->size), cmp);
+                uint64_t cmp = remora_elem_load(c, u->size);
+                uint64_t old = remora_mapped_amo(u->mapped, u->size, REMORA_AMO_CSWAP, remora_elem_load(n, u->size), cmp);
                 ok = old == cmp;
-                store_elem(c, u->size, old);
+                remora_elem_store(c, u->size, old);
             }
             u->exact = 1;
             u->done = ok;
@@ -404,7 +404,7 @@ static remora_status_t units_unchanged(const struct image *im, int *same)
                     remora_mapped_cas16(u->mapped, e, e); /* e: the value now */
                 memcpy(now, e, 16);
             } else {
-                store_elem(now, u->size, remora_mapped_load(u->mapped, u->size, __ATOMIC_RELAXED));
+                remora_elem_store(now, u->size, remora_mapped_load(u->mapped, u->size, __ATOMIC_RELAXED));
             }
             *same &= same_word(now, im->cur + u->img, u->size);
             i++;
@@ -419,7 +419,7 @@ static remora_status_t units_unchanged(const struct image *im, int *same)
         if (!remora_ok(st))
             return st;
         for (size_t b = 0; b < nb; b++)
-            *same &= rq[b].fetched == load_elem(im->cur + im->u[i + b].img, im->u[i + b].size);
+            *same &= rq[b].fetched == remora_elem_load(im->cur + im->u[i + b].img, im->u[i + b].size);
         i = j;
     }
     return REMORA_OK;

@@ -62,10 +62,10 @@ static remora_status_t run(struct acc *a)
             (s->amo->base + off) % a->esz == 0) {
             if (a->compare) {
                 uint64_t old;
-                st = remora_amo(s->amo, off, a->esz, REMORA_AMO_CSWAP, load_elem(a->origin, a->esz),
-                                load_elem(a->compare, a->esz), &old);
+                st = remora_amo(s->amo, off, a->esz, REMORA_AMO_CSWAP, remora_elem_load(a->origin, a->esz),
+                                remora_elem_load(a->compare, a->esz), &old);
                 if (remora_ok(st))
-                    store_elem(a->result, a->esz, old);
+                    remora_elem_store(a->result, a->esz, old);
             } else {
                 st = update_elem(s->amo, off, a->esz, a->op, a->kernel, a->integer, a->origin, a->result, 0);
             }
@@ -86,10 +86,10 @@ static remora_status_t run(struct acc *a)
         uint64_t off = a->lo - s->lo + s->at;
         if (a->compare) {
             uint64_t old;
-            st = elem_amo(s->amo, off, word, REMORA_AMO_CSWAP, load_elem(a->origin, word), load_elem(a->compare, word),
+            st = elem_amo(s->amo, off, word, REMORA_AMO_CSWAP, remora_elem_load(a->origin, word), remora_elem_load(a->compare, word),
                           &old);
             if (remora_ok(st))
-                store_elem(a->result, word, old);
+                remora_elem_store(a->result, word, old);
         } else {
             st = update_elem(s->amo, off, word, a->op, a->kernel, a->integer, a->origin, a->result,
                              a->w->acc_ordered);
@@ -199,7 +199,7 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
     a.type = tb;
     a.esz = tb->extent;
     a.holes = tb->size != tb->extent;
-    a.integer = integer_class(tb);
+    a.integer = remora_type_integer(tb);
     if ((rc = remora_dt_get(tb->handle, &a.bt)) != MPI_SUCCESS)
         return remora_err(rc, "basic datatype");
     if (!remora_op_allowed(a.op, tb))
@@ -234,7 +234,7 @@ int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MP
     if (remora_fop_fast_type(e) && atomic_load_explicit(&w->amo_hint, memory_order_relaxed) != e)
         atomic_store_explicit(&w->amo_hint, e, memory_order_relaxed); /* for the next call's fast path */
     int opid = remora_op_of(op);
-    if (opid >= 0 && raddr && atomic_fast(w, e, native_amo((enum remora_op)opid, integer_class(e)),
+    if (opid >= 0 && raddr && atomic_fast(w, e, native_amo((enum remora_op)opid, remora_type_integer(e)),
                                           opid == REMORA_OP_NO_OP ? NULL : oaddr, NULL, raddr, target, tdisp) == 0)
         return MPI_SUCCESS;
     struct remora_acc_result res = {raddr, 1, type};

@@ -10,8 +10,6 @@
 #ifndef REMORA_CORE_FOP_FAST_H
 #define REMORA_CORE_FOP_FAST_H
 
-#include <string.h>
-
 #include "core/rma.h"
 
 /* Would the fast path serve fetch-and-ops of e (for the amo hint)? */
@@ -19,28 +17,6 @@ static inline int remora_fop_fast_type(const struct remora_type_entry *e)
 {
     return (e->size == 4 || e->size == 8) && e->size == e->extent;
 }
-
-#define REMORA_FOP_FAST(bits)                                                                                  \
-    static inline int remora_fop_fast##bits(void *at, const void *oaddr, void *raddr, MPI_Op op, int integer)  \
-    {                                                                                                          \
-        uint##bits##_t x, old;                                                                                 \
-        if (op == MPI_SUM && integer) {                                                                        \
-            memcpy(&x, oaddr, sizeof x);                                                                       \
-            old = __atomic_fetch_add((uint##bits##_t *)at, x, __ATOMIC_SEQ_CST);                              \
-        } else if (op == MPI_NO_OP) {                                                                          \
-            old = __atomic_load_n((uint##bits##_t *)at, __ATOMIC_SEQ_CST);                                     \
-        } else if (op == MPI_REPLACE) {                                                                        \
-            memcpy(&x, oaddr, sizeof x);                                                                       \
-            old = __atomic_exchange_n((uint##bits##_t *)at, x, __ATOMIC_SEQ_CST);                             \
-        } else {                                                                                               \
-            return 0;                                                                                          \
-        }                                                                                                      \
-        memcpy(raddr, &old, sizeof old);                                                                       \
-        return 1;                                                                                              \
-    }
-REMORA_FOP_FAST(32)
-REMORA_FOP_FAST(64)
-#undef REMORA_FOP_FAST
 
 /* 1 when done; 0: take remora_fetch_and_op. */
 static inline __attribute__((always_inline)) int remora_fast_fetch_and_op(const struct remora_win *w,
@@ -58,9 +34,20 @@ static inline __attribute__((always_inline)) int remora_fast_fetch_and_op(const 
     if (!s || !s->peer.amo_here || atomic_load_explicit(&s->peer.acc_lock_free, memory_order_acquire) != 2 ||
         (uintptr_t)t % e->size)
         return 0;
-    int integer = e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
-    return e->size == 8 ? remora_fop_fast64(t, oaddr, raddr, op, integer)
-                        : remora_fop_fast32(t, oaddr, raddr, op, integer);
+    enum remora_amo_op amo;
+    uint64_t x = 0;
+    if (op == MPI_SUM && remora_type_integer(e))
+        amo = REMORA_AMO_ADD;
+    else if (op == MPI_REPLACE)
+        amo = REMORA_AMO_SWAP;
+    else if (op == MPI_NO_OP) /* an add of 0, fetching (as accumulate's native atomics) */
+        amo = REMORA_AMO_ADD;
+    else
+        return 0;
+    if (op != MPI_NO_OP)
+        x = remora_elem_load(oaddr, e->size);
+    remora_elem_store(raddr, e->size, remora_mapped_amo(t, e->size, amo, x, 0));
+    return 1;
 }
 
 #endif

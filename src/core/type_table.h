@@ -77,6 +77,12 @@ static inline const struct remora_type_entry *remora_type_lookup(const struct re
     return 0;
 }
 
+/* Whether e is an integer for the reductions' atomics (a C integer or MPI_BYTE). */
+static inline int remora_type_integer(const struct remora_type_entry *e)
+{
+    return e->tclass == REMORA_TC_INT || e->tclass == REMORA_TC_BYTE;
+}
+
 /* Fills the table from the host's predefined handles. */
 void remora_type_table_init(struct remora_type_table *t);
 

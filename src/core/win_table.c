@@ -36,9 +36,7 @@ void remora_win_table_remove(struct remora_win_table *t, int index)
 
 struct remora_win *remora_win_table_get(const struct remora_win_table *t, int index)
 {
-    if (index <= 0 || index >= REMORA_WIN_MAX)
-        return NULL;
-    return atomic_load_explicit(&t->slot[index], memory_order_acquire);
+    return index > 0 ? remora_win_table_at(t, (uintptr_t)index) : NULL;
 }
 
 void remora_win_table_destroy(struct remora_win_table *t)

@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct remora_win;
@@ -37,6 +38,13 @@ struct remora_win_table {
 int remora_win_table_insert(struct remora_win_table *t, struct remora_win *w, int *index);
 void remora_win_table_remove(struct remora_win_table *t, int index);
 struct remora_win *remora_win_table_get(const struct remora_win_table *t, int index);
+
+/* The window at index, or NULL (out of range, free, or 0): one compare and
+ * one load, for the handle lookup of MPI_Put's fast path (mpi/handle.h). */
+static inline struct remora_win *remora_win_table_at(const struct remora_win_table *t, uintptr_t index)
+{
+    return index < REMORA_WIN_MAX ? atomic_load_explicit(t->slot + index, memory_order_acquire) : NULL;
+}
 /* Frees what the table allocated (at finalize). */
 void remora_win_table_destroy(struct remora_win_table *t);
 

@@ -18,10 +18,7 @@ static inline struct remora_win *remora_win_from_handle(MPI_Win h)
     return w && w->magic == REMORA_WIN_MAGIC ? w : NULL;
 #else
     /* MPICH's int or the standard ABI's pointer type (runtime/host_abi.h) */
-    uintptr_t idx = (uintptr_t)h - REMORA_MPICH_WIN_BASE;
-    if (idx >= REMORA_WIN_MAX)
-        return NULL;
-    return atomic_load_explicit(remora_core.wins.slot + idx, memory_order_acquire);
+    return remora_win_table_at(&remora_core.wins, (uintptr_t)h - REMORA_MPICH_WIN_BASE);
 #endif
 }
 

@@ -27,6 +27,35 @@ static inline void remora_mapped_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* Element values as the transport's atomics take them: the low `size` bytes
+ * of a 64-bit word (sized loads keep that right on either byte order). */
+static inline uint64_t remora_elem_load(const void *p, size_t size)
+{
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    switch (size) {
+    case 1: memcpy(&u8, p, 1); return u8;
+    case 2: memcpy(&u16, p, 2); return u16;
+    case 4: memcpy(&u32, p, 4); return u32;
+    default: memcpy(&u64, p, 8); return u64;
+    }
+}
+
+static inline void remora_elem_store(void *p, size_t size, uint64_t v)
+{
+    uint8_t u8 = (uint8_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    switch (size) {
+    case 1: memcpy(p, &u8, 1); break;
+    case 2: memcpy(p, &u16, 2); break;
+    case 4: memcpy(p, &u32, 4); break;
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
 #define REMORA_MAPPED_AMO(bits)                                                                            \
     static inline uint64_t remora_mapped_amo##bits(void *addr, enum remora_amo_op op, uint64_t x, uint64_t cmp) \
     {                                                                                                      \
