@@ -2,7 +2,8 @@
  * 1 (target), the numbers the engine issues ask for.  Plain MPI: the same
  * binary runs over a host MPI alone and through remora-run.
  *
- *   rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] [TEST ...]
+ *   rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple]
+ *             [--target coll|recv|compute] [--limit S] [--window KIND] [TEST ...]
  *
  * Tests (all by default): put_flush get acc fop cas lock_unlock fence
  * fence_put (an epoch of fence, one put, fence) pscw (an epoch of start, one
@@ -27,7 +28,14 @@
  *            (after --limit seconds, 5 by default) and enters MPI: the test
  *            prints "inf" then
  * The other ranks (with more than 2: ranks of the simulated nodes, say)
- * wait in the collective. */
+ * wait in the collective.
+ *
+ * --window is the window the operations go to:
+ *   allocate   MPI_Win_allocate (the default)
+ *   create     MPI_Win_create over the program's own heap memory (malloc)
+ *   alloc_mem  MPI_Win_create over MPI_Alloc_mem memory
+ *   dynamic    MPI_Win_create_dynamic with heap memory attached; the
+ *              operations address it by its MPI_Get_address */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,6 +50,8 @@ static double compute_limit = 5; /* seconds a computing target waits for the fla
 
 static MPI_Win win;
 static char *base;
+static MPI_Aint at; /* the target displacement of base: its address in a dynamic window, else 0 */
+static enum { WIN_ALLOCATE, WIN_CREATE, WIN_ALLOC_MEM, WIN_DYNAMIC } window_kind = WIN_ALLOCATE;
 static int rank, nprocs;
 static long iters = 2000;
 static int threads = 1;
@@ -72,7 +82,7 @@ static void put_flush_loop(int slot, long n)
 {
     long v = slot + 1;
     for (long i = 0; i < n; i++) {
-        MPI_Put(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Put(&v, 1, MPI_LONG, target, at + slot * SLOT_BYTES, 1, MPI_LONG, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -81,7 +91,7 @@ static void put_rate_loop(int slot, long n)
 {
     long v = slot + 1;
     for (long i = 0; i < n; i++)
-        MPI_Put(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Put(&v, 1, MPI_LONG, target, at + slot * SLOT_BYTES, 1, MPI_LONG, win);
     MPI_Win_flush(target, win);
 }
 
@@ -89,7 +99,7 @@ static void get_loop(int slot, long n)
 {
     long v;
     for (long i = 0; i < n; i++) {
-        MPI_Get(&v, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, win);
+        MPI_Get(&v, 1, MPI_LONG, target, at + slot * SLOT_BYTES, 1, MPI_LONG, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -98,7 +108,7 @@ static void acc_loop(int slot, long n)
 {
     long one = 1;
     for (long i = 0; i < n; i++) {
-        MPI_Accumulate(&one, 1, MPI_LONG, target, slot * SLOT_BYTES, 1, MPI_LONG, MPI_SUM, win);
+        MPI_Accumulate(&one, 1, MPI_LONG, target, at + slot * SLOT_BYTES, 1, MPI_LONG, MPI_SUM, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -107,7 +117,7 @@ static void fop_loop(int slot, long n)
 {
     long one = 1, old;
     for (long i = 0; i < n; i++) {
-        MPI_Fetch_and_op(&one, &old, MPI_LONG, target, slot * SLOT_BYTES, MPI_SUM, win);
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, target, at + slot * SLOT_BYTES, MPI_SUM, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -118,7 +128,7 @@ static void cas_loop(int slot, long n)
 {
     for (long i = 0; i < n; i++) {
         long next = cas_expected[slot] + 1, got;
-        MPI_Compare_and_swap(&next, &cas_expected[slot], &got, MPI_LONG, target, slot * SLOT_BYTES, win);
+        MPI_Compare_and_swap(&next, &cas_expected[slot], &got, MPI_LONG, target, at + slot * SLOT_BYTES, win);
         MPI_Win_flush(target, win);
         cas_expected[slot] = got == cas_expected[slot] ? next : got;
     }
@@ -138,7 +148,7 @@ static void put_bw_loop(int slot, long n)
     static char src[BIG];
     memset(src, slot + 1, sizeof src);
     for (long i = 0; i < n; i++) {
-        MPI_Put(src, BIG, MPI_BYTE, target, SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+        MPI_Put(src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -249,7 +259,7 @@ static void release_target(void)
     case AT_RECV: MPI_Send(&one, 1, MPI_LONG, target, 7, MPI_COMM_WORLD); break;
     case AT_COMPUTE:
         MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
-        MPI_Put(&round_no, 1, MPI_LONG, target, FLAG_OFF, 1, MPI_LONG, win);
+        MPI_Put(&round_no, 1, MPI_LONG, target, at + FLAG_OFF, 1, MPI_LONG, win);
         MPI_Win_unlock(target, win);
         break;
     case AT_COLL: break;
@@ -289,11 +299,11 @@ static double one_repeat(const struct test *t, long n)
             if (t->kind == FENCE_PUT) {
                 MPI_Win_fence(0, win);
                 if (rank == 0)
-                    MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win);
+                    MPI_Put(&v, 1, MPI_LONG, target, at, 1, MPI_LONG, win);
                 MPI_Win_fence(0, win);
             } else if (rank == 0) {
                 MPI_Win_start(peer, 0, win);
-                MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win);
+                MPI_Put(&v, 1, MPI_LONG, target, at, 1, MPI_LONG, win);
                 MPI_Win_complete(win);
             } else if (rank == target) {
                 MPI_Win_post(peer, 0, win);
@@ -395,6 +405,51 @@ static void run(const struct test *t, int repeat)
     fflush(stdout);
 }
 
+static int window_from_name(const char *name)
+{
+    static const char *const names[] = {"allocate", "create", "alloc_mem", "dynamic"};
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(name, names[k]))
+            return k;
+    return -1;
+}
+
+/* Sets win, base and at: a window of `bytes` of the chosen kind on every rank. */
+static void window_open(MPI_Aint bytes)
+{
+    switch (window_kind) {
+    case WIN_ALLOCATE: MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win); return;
+    case WIN_ALLOC_MEM: MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base); break;
+    case WIN_CREATE:
+    case WIN_DYNAMIC:
+        if (posix_memalign((void **)&base, 4096, (size_t)bytes) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        break;
+    }
+    if (window_kind != WIN_DYNAMIC) {
+        MPI_Win_create(base, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        return;
+    }
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_attach(win, base, bytes);
+    MPI_Aint mine;
+    MPI_Get_address(base, &mine);
+    MPI_Aint all[nprocs];
+    MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+    at = all[target];
+}
+
+static void window_close(void)
+{
+    if (window_kind == WIN_DYNAMIC)
+        MPI_Win_detach(win, base);
+    MPI_Win_free(&win);
+    if (window_kind == WIN_ALLOC_MEM)
+        MPI_Free_mem(base);
+    else if (window_kind != WIN_ALLOCATE)
+        free(base);
+}
+
 int main(int argc, char **argv)
 {
     int provided, repeat = 5, level = MPI_THREAD_MULTIPLE;
@@ -423,12 +478,14 @@ int main(int argc, char **argv)
             target_state = AT_RECV, i++;
         else if (!strcmp(argv[i], "--target") && i + 1 < argc && !strcmp(argv[i + 1], "compute"))
             target_state = AT_COMPUTE, i++;
+        else if (!strcmp(argv[i], "--window") && i + 1 < argc && window_from_name(argv[i + 1]) >= 0)
+            window_kind = window_from_name(argv[++i]);
         else if (argv[i][0] != '-' && nchosen < 32)
             chosen[nchosen++] = argv[i];
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: rma_micro [--iters N] [--repeat R] [--threads T] [--level single|multiple] "
-                                "[--target coll|recv|compute] [--limit S] [TEST ...]\n");
+                                "[--target coll|recv|compute] [--limit S] [--window allocate|create|alloc_mem|dynamic] [TEST ...]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -440,7 +497,7 @@ int main(int argc, char **argv)
     }
     target = nprocs - 1;
     MPI_Comm_dup(MPI_COMM_WORLD, &coll_comm);
-    MPI_Win_allocate(FLAG_OFF + SLOT_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    window_open(FLAG_OFF + SLOT_BYTES);
     memset(base, 0, FLAG_OFF + SLOT_BYTES);
     for (size_t k = 0; k < sizeof tests / sizeof *tests; k++) {
         int want = nchosen == 0;
@@ -449,7 +506,7 @@ int main(int argc, char **argv)
         if (want)
             run(&tests[k], repeat);
     }
-    MPI_Win_free(&win);
+    window_close();
     MPI_Comm_free(&coll_comm);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

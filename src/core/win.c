@@ -455,6 +455,10 @@ void *remora_win_user_base(const struct remora_win *w)
     return base_hidden(w, w->size) ? NULL : w->base;
 }
 
+/* Whether all of a rank's window memory is mapped here (not only a part:
+ * runtime/shared_pages.h). */
+static int whole_mapped(const struct remora_peer *p) { return p->base && p->fast_limit == p->size; }
+
 int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base)
 {
     /* MPI-4.0: windows of MPI_Win_allocate_shared, MPI_Win_allocate and
@@ -470,7 +474,7 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
             const struct remora_rank_state *r = remora_rank(w, rank);
             if (!r)
                 return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", w->comm_size);
-            if (r->peer.size && (shared || r->peer.base))
+            if (r->peer.size && (shared || whole_mapped(&r->peer)))
                 break;
         }
         if (rank == w->comm_size)
@@ -488,10 +492,11 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     if (!r)
         return remora_err(MPI_ERR_NO_MEM, "window of %d ranks", w->comm_size);
     const struct remora_peer *p = &r->peer;
-    *size = shared || p->base ? (MPI_Aint)p->size : 0;
+    int mapped = shared || whole_mapped(p);
+    *size = mapped ? (MPI_Aint)p->size : 0;
     *disp_unit = (int)p->disp_unit;
-    *base = base_hidden(w, (MPI_Aint)p->size) ? NULL : p->base;
-    if (p->base && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
+    *base = !mapped || base_hidden(w, (MPI_Aint)p->size) ? NULL : p->base;
+    if (mapped && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
         atomic_store_explicit(&w->peers_handed_out, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }

@@ -92,8 +92,9 @@ static remora_status_t reach_rank(struct remora_win *w, int r, struct remora_ran
     struct remora_peer *peer = &s->peer;
     peer->size = p->size;
     peer->disp_unit = p->disp_unit;
-    peer->base = x->data.tp ? remora_mapped(&x->data, 0) : NULL;
-    peer->fast_limit = peer->base ? peer->size : 0;
+    peer->fast_limit = peer->size; /* lowered to the mapped part of memory mapped in part */
+    peer->base = x->data.tp ? remora_mapped_prefix(&x->data, &peer->fast_limit) : NULL;
+    peer->fast_limit = peer->base ? peer->fast_limit : 0;
     peer->fast_disps = peer->fast_limit / peer->disp_unit;
     peer->acc_atomic = x->amo.tp && x->amo.tp->amo_sizes != 0;
     note_amo_here(s);
@@ -173,8 +174,11 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
         st = remora_mem_register(w->seg.addr, w->seg.size, 1, &w->seg_reg);
-    if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE)
-        st = remora_mem_register(user_base, (size_t)w->size, w->spans_nodes, &w->data_reg);
+    if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE) /* peers on the node map what they can */
+        st = remora_mem_register(user_base, (size_t)w->size,
+                                 (w->spans_nodes ? REMORA_REG_NET : 0) |
+                                     (w->node_size > 1 && w->seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
+                                 &w->data_reg);
     if (!remora_boot_agree(w->comm, remora_ok(st)))
         return !remora_ok(st) ? remora_status_err(st, "registering the window's memory")
                                : remora_err(MPI_ERR_NO_MEM, "another process could not register its window memory");

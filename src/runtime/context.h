@@ -1,7 +1,7 @@
 /* The runtime's state: who this process is, where it runs, how it is
  * configured.  Set up by remora_runtime_init (MPI_Init, or lazily at the first
  * window) and read freely afterwards; only `lock` guards something that
- * changes (the MPI_Alloc_mem pool).  The runtime is the bottom layer: it
+ * changes (the MPI_Alloc_mem pool, the shared window pages).  The runtime is the bottom layer: it
  * includes nothing of the transports, the engine or the front ends. */
 #ifndef REMORA_RUNTIME_CONTEXT_H
 #define REMORA_RUNTIME_CONTEXT_H
@@ -33,7 +33,7 @@ struct remora_context {
 
     struct remora_config config;
 
-    pthread_mutex_t lock;         /* guards the pool                               */
+    pthread_mutex_t lock;         /* guards the pool and the shared pages          */
     _Atomic uint64_t segment_serial; /* names of POSIX-fallback segments            */
     struct remora_pool pool;      /* MPI_Alloc_mem memory (runtime/pool.c)         */
 };

@@ -2,16 +2,19 @@
  * (see transport.h).
  *
  * A packed key is a header, what any transport on the owner's node needs (its
- * pid, the address, where the memory lies in its MPI_Alloc_mem pool), then the
- * network's remote key when the memory was registered with the network.  The
- * unpacker chooses: memory of a process on its node (equal shm_key and
- * node_key, see runtime/context.h) is mapped here when it lies in the owner's
- * pool, reached by CMA otherwise; anything else goes through the network. */
+ * pid, the address, where the memory lies in its MPI_Alloc_mem pool or in
+ * pages moved into shared memory), then the network's remote key when the
+ * memory was registered with the network.  The unpacker chooses: memory of a
+ * process on its node (equal shm_key and node_key, see runtime/context.h) is
+ * mapped here when it lies in the owner's pool; mapped where its pages were
+ * moved into shared memory and reached by CMA at its ends (shm_split.c);
+ * reached by CMA otherwise; anything else goes through the network. */
 #include <string.h>
 
 #include "runtime/context.h"
 #include "runtime/log.h"
 #include "runtime/pool.h"
+#include "runtime/shared_pages.h"
 #include "transport/mapped.h"
 #include "transport/net.h"
 #include "transport/shm.h"
@@ -19,10 +22,13 @@
 struct key_header {
     uint64_t shm_key, node_key;
     uint64_t addr, len;
-    struct remora_pool_ref pool;
+    struct remora_pool_ref pool; /* where the memory lies in an MPI_Alloc_mem pool chunk or in pages moved into
+                                    shared memory (in_pool) */
     int32_t pid, in_pool;
     uint32_t net, net_len;  /* registered with the network; its key's length (0 for empty memory) */
 };
+
+enum { IN_POOL = 1, IN_SHARED_PAGES = 2 }; /* key_header.in_pool; 0: neither */
 
 const char *remora_status_str(remora_status_t status)
 {
@@ -37,7 +43,7 @@ const char *remora_status_str(remora_status_t status)
     }
 }
 
-remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg)
+remora_status_t remora_mem_register(void *addr, size_t len, int flags, struct remora_mem_reg *reg)
 {
     memset(reg, 0, sizeof *reg);
     struct key_header h = {.shm_key = remora_ctx.shm_key,
@@ -45,12 +51,21 @@ remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remo
                            .addr = (uint64_t)(uintptr_t)addr,
                            .len = len,
                            .pid = remora_ctx.pid};
-    h.in_pool = len > 0 && remora_pool_find(addr, len, &h.pool);
-    if (net) {
+    if (len > 0 && remora_pool_find(addr, len, &h.pool))
+        h.in_pool = IN_POOL;
+    else if (len > 0 && (flags & REMORA_REG_SHARE_PAGES) && remora_ctx.config.share_window_pages &&
+             remora_pages_share(addr, len, &h.pool)) {
+        h.in_pool = IN_SHARED_PAGES;
+        reg->pages_addr = addr;
+        reg->pages_len = len;
+    }
+    if (flags & REMORA_REG_NET) { /* after the move: the network registers the pages peers map */
         size_t n = 0;
         remora_status_t st = remora_net_register(addr, len, &reg->net, reg->packed + sizeof h, sizeof reg->packed - sizeof h, &n);
-        if (!remora_ok(st))
+        if (!remora_ok(st)) {
+            remora_mem_deregister(reg);
             return st;
+        }
         h.net = 1;
         h.net_len = (uint32_t)n;
     }
@@ -62,6 +77,8 @@ remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remo
 void remora_mem_deregister(struct remora_mem_reg *reg)
 {
     remora_net_deregister(reg->net);
+    if (reg->pages_addr) /* after the network let go of them */
+        remora_pages_unshare(reg->pages_addr, reg->pages_len);
     memset(reg, 0, sizeof *reg);
 }
 
@@ -76,8 +93,10 @@ static void unpack_on_node(int proc, const struct key_header *h, struct remora_r
     char *chunk = NULL;
     if (proc == remora_ctx.world_rank) {
         remora_mem_mapped(proc, (void *)(uintptr_t)h->addr, out);
-    } else if (h->in_pool && (chunk = remora_pool_map_peer(h->pid, &h->pool))) {
+    } else if (h->in_pool == IN_POOL && (chunk = remora_pool_map_peer(h->pid, &h->pool))) {
         remora_mem_mapped(proc, chunk + (h->addr - h->pool.chunk_addr), out);
+    } else if (h->in_pool == IN_SHARED_PAGES && remora_shm_split_unpack(proc, h->pid, h->addr, &h->pool, out)) {
+        /* the pages mapped here, the rest of the memory by CMA */
     } else {
         *out = (struct remora_rmem){.tp = &remora_shm_cma, .base = h->addr, .key = (void *)(intptr_t)h->pid,
                                     .proc = proc};

@@ -4,17 +4,25 @@
  *                      MPI_Alloc_mem pool chunks): load/store, CPU atomics;
  *   remora_shm_cma     memory of a process the runtime verified to share this
  *                      kernel and pid namespace, not mapped here:
- *                      process_vm_readv/writev on its pid (rmem.key), no atomics. */
+ *                      process_vm_readv/writev on its pid (rmem.key), no atomics;
+ *   shm-split          such memory whose whole pages its owner moved into
+ *                      shared memory: those mapped, the rest by CMA (shm_split.c). */
 #ifndef REMORA_TRANSPORT_SHM_H
 #define REMORA_TRANSPORT_SHM_H
 
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "runtime/pool.h"
 #include "transport/transport.h"
 
 extern const struct remora_transport remora_shm_mapped;
 extern const struct remora_transport remora_shm_cma;
+
+/* Memory of process pid at addr whose pages `pages` its owner moved into
+ * shared memory (runtime/shared_pages.h): 1 and *out reaching them mapped
+ * here and the rest by CMA (shm_split.c), or 0 when they cannot be mapped. */
+int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, const struct remora_pool_ref *pages, struct remora_rmem *out);
 
 /* process_vm_writev/readv of whole iovec lists (loops over partial transfers
  * and IOV_MAX).  REMORA_OK or REMORA_ERR_IO. */

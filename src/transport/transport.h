@@ -180,6 +180,8 @@ struct remora_transport {
      * there when it returns; one without results completes at the next flush. */
     int (*applies)(const struct remora_rmem *m);
     remora_status_t (*apply)(const struct remora_rmem *m, const void *head, const struct remora_apply_piece *v, size_t n);
+    /* NULL: nothing of it is mapped unless `mapped` says all is (remora_mapped_prefix) */
+    char *(*mapped_prefix)(const struct remora_rmem *m, uint64_t *len);
 };
 
 /* ---- operations -------------------------------------------------------------- */
@@ -341,6 +343,16 @@ static inline char *remora_mapped(const struct remora_rmem *m, uint64_t off)
     return m->tp->mapped ? (char *)(m->base + off) : NULL;
 }
 
+/* The load/store address of byte 0 of m, where m is mapped here from byte 0
+ * on, with *len lowered to how many bytes are (of memory mapped here in
+ * part); else NULL. */
+static inline char *remora_mapped_prefix(const struct remora_rmem *m, uint64_t *len)
+{
+    if (m->tp->mapped)
+        return (char *)m->base;
+    return m->tp->mapped_prefix ? m->tp->mapped_prefix(m, len) : NULL;
+}
+
 /* Remote completion of everything this process issued, through every
  * transport: to one process, or to all. */
 remora_status_t remora_flush_proc(int proc);
@@ -372,13 +384,23 @@ enum remora_reach_via {
 /* This process's registration of [addr, addr + len). */
 struct remora_mem_reg {
     void *net;          /* the net transport's registration, when asked for */
+    void *pages_addr;   /* REMORA_REG_SHARE_PAGES moved pages: addr, len (else NULL) */
+    size_t pages_len;
     size_t packed_len;
     unsigned char packed[REMORA_KEY_MAX];
 };
 
-/* Register memory; with `net`, also with the network (peers on other nodes,
- * or REMORA_REACH_NET).  len may be 0 (nothing is reachable then). */
-remora_status_t remora_mem_register(void *addr, size_t len, int net, struct remora_mem_reg *reg);
+/* What a registration asks for besides the node's own means. */
+enum {
+    REMORA_REG_NET = 1,         /* the network too (peers on other nodes, or REMORA_REACH_NET) */
+    REMORA_REG_SHARE_PAGES = 2, /* the program's own private memory: move its whole pages into
+                                   shared memory, for peers on the node to map, until
+                                   deregistered (runtime/shared_pages.h) */
+};
+
+/* Register memory as `flags` (REMORA_REG_*) ask.  len may be 0 (nothing is
+ * reachable then). */
+remora_status_t remora_mem_register(void *addr, size_t len, int flags, struct remora_mem_reg *reg);
 void remora_mem_deregister(struct remora_mem_reg *reg);
 
 /* The memory a key of process `proc` describes, reached as `how` asks.
