@@ -169,7 +169,9 @@ void remora_pages_unshare(void *base, size_t size)
     pthread_mutex_lock(&remora_ctx.lock);
     struct shared *s = overlapping(lo, hi);
     if (s && --s->refs == 0) {
-        if (!move_back(s->lo, s->hi))
+        if (move_back(s->lo, s->hi)) /* and the file's pages go, though peers may still map it (see above) */
+            (void)!ftruncate(s->fd, 0);
+        else
             remora_log(REMORA_LOG_INFO, "window pages at %p stay in shared memory after MPI_Win_free", (void *)s->lo);
         close(s->fd);
         *s = shared[--nshared];

@@ -1,10 +1,14 @@
 /* The program's own memory made shareable: the whole pages of an
- * MPI_Win_create window that lie in private anonymous memory (the heap,
- * anonymous mmaps, .bss) move into an anonymous shared file (memfd) at the
- * same addresses, with the same contents, so that peers on the node map them
- * and reach the window with load/store instead of a process_vm_* system call
- * per operation.  When the last window over them is freed they move back into
- * private memory.
+ * MPI_Win_create window or of a region attached to a dynamic window that lie
+ * in private anonymous memory (the heap, anonymous mmaps, .bss) move into an
+ * anonymous shared file (memfd) at the same addresses, with the same
+ * contents, so that peers on the node map them and reach the window with
+ * load/store instead of a process_vm_* system call per operation.  When the
+ * last window over them is freed (or the region detached) they move back
+ * into private memory and the file is emptied: a peer that still maps it (an
+ * origin keeps the regions it reached until the window goes) holds no memory
+ * by it, and would fault on it, where reaching a detached region is
+ * erroneous anyway.
  *
  * The move is mremap of a filled copy over the original range: a thread that
  * loads from the pages meanwhile sees the same bytes before and after; a store

@@ -191,6 +191,43 @@ static void edges(void) {
   free(l.buf);
 }
 
+/* A region attached to a dynamic window: the same placement at
+ * MPI_Win_attach and MPI_Win_detach, and puts and gets across its edges. */
+static void dynamic(void) {
+  mtest_set_context("dynamic window");
+  struct layout l = layout_new();
+  MPI_Win win;
+  MTEST_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MTEST_MPI(MPI_Win_attach(win, l.win, (MPI_Aint)l.size));
+  check_placement(&l, "after MPI_Win_attach", expect_shared && peer_on_node());
+  MTEST_CHECK(window_is(l.win, l.size, mtest.rank, 0) && neighbours_intact(&l), "MPI_Win_attach changed the memory");
+  MPI_Aint mine_at, *at = malloc(sizeof(MPI_Aint) * (size_t)mtest.size);
+  MPI_Get_address(l.win, &mine_at);
+  MPI_Allgather(&mine_at, 1, MPI_AINT, at, 1, MPI_AINT, MPI_COMM_WORLD);
+  int to = (mtest.rank + 1) % mtest.size;
+  unsigned char *mine = malloc(l.size);
+  for (size_t i = 0; i < l.size; i++)
+    mine[i] = pattern(to, i, 3);
+  MTEST_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, to, 0, win));
+  MTEST_MPI(MPI_Put(mine, (int)l.size, MPI_BYTE, to, at[to], (int)l.size, MPI_BYTE, win));
+  MTEST_MPI(MPI_Win_unlock(to, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  MTEST_CHECK(window_is(l.win, l.size, mtest.rank, 3) && neighbours_intact(&l), "a put across an attached region");
+  memset(mine, 0, l.size);
+  MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+  MTEST_MPI(MPI_Get(mine, (int)l.size, MPI_BYTE, to, at[to], (int)l.size, MPI_BYTE, win));
+  MTEST_MPI(MPI_Win_unlock(to, win));
+  MTEST_CHECK(window_is(mine, l.size, to, 3), "a get across an attached region");
+  MPI_Barrier(MPI_COMM_WORLD); /* nobody reaches the region any more */
+  MTEST_MPI(MPI_Win_detach(win, l.win));
+  check_placement(&l, "after MPI_Win_detach", 0);
+  MTEST_CHECK(window_is(l.win, l.size, mtest.rank, 3) && neighbours_intact(&l), "MPI_Win_detach changed the memory");
+  MTEST_MPI(MPI_Win_free(&win));
+  free(mine);
+  free(at);
+  free(l.buf);
+}
+
 /* A window of whole pages: all of it mapped, MPI_Win_shared_query hands it out. */
 static void whole_pages(void) {
   mtest_set_context("whole pages");
@@ -312,6 +349,7 @@ int main(int argc, char **argv) {
   expect_shared = (int)mtest_arg_long(argc, argv, "--expect-shared", 1);
   MTEST_ASSERT(mtest.remora, "this test checks where Remora places window memory: run it through remora-run");
   edges();
+  dynamic();
   whole_pages();
   twice();
   concurrent();
