@@ -48,9 +48,9 @@ static inline int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_C
                      (x->amo.base + off) % e->size == 0;
     if (one_atomic ? lock_free != 2 : lock_free != 0)
         return -1;
-    if (!remora_op_allowed(op, e))
+    remora_reduce_fn kernel = remora_reduce_kernel(op, e); /* remora_op_allowed, without a second lookup */
+    if (!kernel && op != REMORA_OP_REPLACE && op != REMORA_OP_NO_OP)
         return remora_err(MPI_ERR_OP, "the operation is not defined on this datatype");
-    remora_reduce_fn kernel = remora_reduce_kernel(op, e);
     const void *o = op == REMORA_OP_NO_OP ? NULL : oaddr;
     void *r = res ? res->addr : NULL;
     if (one_atomic) {

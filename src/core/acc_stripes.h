@@ -43,10 +43,16 @@ static inline remora_status_t ctrl_read(struct remora_win *w, int target, size_t
 
 static inline remora_status_t stripes_lock(struct remora_win *w, int target, uint64_t mask)
 {
+    uint64_t cur = 0, old;
+    /* the usual case first: no stripe held */
+    remora_status_t st = remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_CSWAP, mask, 0, &old);
+    if (!remora_ok(st) || old == 0) {
+        atomic_thread_fence(memory_order_acquire);
+        return st;
+    }
+    cur = old;
     struct remora_wait wt;
     remora_wait_init(&wt);
-    uint64_t cur = 0, old;
-    remora_status_t st;
     for (;;) {
         if (cur & mask) { /* held: wait, then look again */
             remora_backoff(&wt);
