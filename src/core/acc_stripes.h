@@ -17,6 +17,41 @@
 #include "core/spin.h"
 #include "transport/transport.h"
 
+#if REMORA_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+/* ---- what ThreadSanitizer cannot see ----------------------------------------------- */
+
+/* ThreadSanitizer follows the happens-before edges of one process.  A call
+ * under the stripes that used plain stores ends before the target's
+ * lock-free state becomes 2 (lock_free_begin waits for its stripe), but the
+ * wait and the switch to 2 may be another process's: then a thread of this
+ * process that reads 2 and updates the same words with atomics is, as far as
+ * it can tell, racing with this process's plain call, through the other
+ * process's atomics on the control block.  Its builds are told the edge: an
+ * unlock of the stripes releases, and a read of state 2 from the control
+ * block acquires, the target's control block as this process reaches it
+ * (reach.ctrl: one address per target and process, used for nothing else). */
+static inline void stripes_tsan_release(struct remora_win *w, int target)
+{
+#if REMORA_TSAN
+    __tsan_release(&remora_rank_known(w, target)->reach.ctrl);
+#else
+    (void)w, (void)target;
+#endif
+}
+
+static inline void lock_free_tsan_acquire(struct remora_win *w, int target, uint64_t v)
+{
+#if REMORA_TSAN
+    if (v == 2)
+        __tsan_acquire(&remora_rank_known(w, target)->reach.ctrl);
+#else
+    (void)w, (void)target, (void)v;
+#endif
+}
+
 /* ---- the stripe locks ------------------------------------------------------------- */
 
 /* Bit k of a target's ctrl.acc_stripes locks the positions p with
@@ -71,6 +106,7 @@ static inline remora_status_t stripes_lock(struct remora_win *w, int target, uin
 
 static inline remora_status_t stripes_unlock(struct remora_win *w, int target, uint64_t mask)
 {
+    stripes_tsan_release(w, target);
     atomic_thread_fence(memory_order_release);
     uint64_t old;
     return remora_ctrl_amo(w, target, REMORA_CTRL_ACC_STRIPES, REMORA_AMO_AND, ~mask, 0, &old);
@@ -99,6 +135,8 @@ static inline uint8_t lock_free_known(const struct remora_rank_state *s)
 static inline remora_status_t lock_free_read(struct remora_win *w, int target, uint64_t *v)
 {
     remora_status_t st = ctrl_read(w, target, REMORA_CTRL_ACC_LOCK_FREE, v);
+    if (remora_ok(st))
+        lock_free_tsan_acquire(w, target, *v); /* before this thread tells the others (known) */
     uint8_t known = 0;
     while (remora_ok(st) && *v > known &&
            !atomic_compare_exchange_weak_explicit(&remora_rank_known(w, target)->peer.acc_lock_free, &known, (uint8_t)*v,
