@@ -97,8 +97,8 @@ static remora_status_t cma_vec(const struct remora_rmem *m, const struct remora_
 static remora_status_t cma_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 1); }
 static remora_status_t cma_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return cma_vec(m, v, n, 0); }
 
-static remora_status_t cma_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
-                   uint64_t compare, uint64_t *fetched)
+remora_status_t remora_shm_no_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                                  uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     (void)m, (void)off, (void)size, (void)op, (void)operand, (void)compare, (void)fetched;
     return REMORA_ERR_UNSUPPORTED; /* no atomic crosses process_vm_writev */
@@ -125,7 +125,7 @@ const struct remora_transport remora_shm_cma = {
     .amo_native = 0,
     .putv = cma_putv,
     .getv = cma_getv,
-    .amo = cma_amo,
+    .amo = remora_shm_no_amo,
     .read = cma_read,
     .flush = cma_flush,
     .release = cma_release,

@@ -19,6 +19,10 @@
 extern const struct remora_transport remora_shm_mapped;
 extern const struct remora_transport remora_shm_cma;
 
+/* The atomic of memory reached (at least in part) by CMA: REMORA_ERR_UNSUPPORTED. */
+remora_status_t remora_shm_no_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
+                                  uint64_t operand, uint64_t compare, uint64_t *fetched);
+
 /* Memory of process pid at addr whose pages `pages` its owner moved into
  * shared memory (runtime/shared_pages.h): 1 and *out reaching them mapped
  * here and the rest by CMA (shm_split.c), or 0 when they cannot be mapped. */

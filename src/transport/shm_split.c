@@ -59,13 +59,6 @@ static remora_status_t split_vec(const struct remora_rmem *m, const struct remor
 static remora_status_t split_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return split_vec(m, v, n, 1); }
 static remora_status_t split_getv(const struct remora_rmem *m, const struct remora_iov *v, size_t n) { return split_vec(m, v, n, 0); }
 
-static remora_status_t split_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op, uint64_t operand,
-                                 uint64_t compare, uint64_t *fetched)
-{
-    (void)m, (void)off, (void)size, (void)op, (void)operand, (void)compare, (void)fetched;
-    return REMORA_ERR_UNSUPPORTED;
-}
-
 static remora_status_t split_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
     struct remora_iov v = {dst, off, len};
@@ -105,7 +98,7 @@ static const struct remora_transport remora_shm_split = {
     .amo_native = 0,
     .putv = split_putv,
     .getv = split_getv,
-    .amo = split_amo,
+    .amo = remora_shm_no_amo, /* the ends are CMA's */
     .read = split_read,
     .flush = split_flush,
     .release = split_release,
