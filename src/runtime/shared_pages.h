@@ -13,8 +13,9 @@
  * The move is mremap of a filled copy over the original range: a thread that
  * loads from the pages meanwhile sees the same bytes before and after; a store
  * into them by another thread of this process while MPI_Win_create or
- * MPI_Win_free runs may be lost (REMORA_SHARE_WINDOW_PAGES=0 turns the move
- * off).  The move copies every page, so all of them become resident.  Pages shared with others already (files, MPI segments, the
+ * MPI_Win_free (attach, detach) runs may be lost (REMORA_SHARE_WINDOW_PAGES=0
+ * turns the move off).  The move copies every page, so all of them become
+ * resident.  Pages shared with others already (files, MPI segments, the
  * MPI_Alloc_mem pool), the main stack and huge-page mappings are left alone;
  * so are the partial pages at the window's ends, which hold other data.  A
  * child forked meanwhile shares the pages instead of copying them. */
