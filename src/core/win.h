@@ -172,9 +172,8 @@ struct remora_win {
     int model;                      /* MPI_WIN_UNIFIED                                */
 
     /* memory */
-    MPI_Comm node_comm;             /* this window's processes in my protocol domain  */
-    int node_rank, node_size;
-    int node_all;                   /* the whole window is in node_comm               */
+    int node_rank, node_size;       /* in our segment group (the ranks on our node)   */
+    int node_all;                   /* the whole window is in our segment group       */
     struct remora_segment seg;      /* node segment: header, control blocks, data     */
     struct remora_node_header *node_hdr;
     struct remora_ctrl *ctrl;       /* mine                                           */
