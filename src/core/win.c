@@ -103,7 +103,7 @@ static struct seg_head place_head(const struct remora_win *w, int m)
 {
     struct seg_head h;
     h.ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
-    h.dyn_bytes = w->dyn_cap ? remora_dyn_table_bytes(w->dyn_cap) : 0;
+    h.dyn_bytes = w->dyn.cap ? remora_dyn_table_bytes(w->dyn.cap) : 0;
     h.dyn_start = round_up(h.ctrl_start + w->ctrl_stride * (size_t)m, PAGE);
     h.end = round_up(h.dyn_start + h.dyn_bytes * (size_t)m, PAGE);
     return h;
@@ -220,7 +220,7 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     int n = w->comm_size, me = w->rank, leader = 0, rc;
     w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
+        w->dyn.cap = (uint32_t)remora_ctx.config.dyn_regions;
     struct remora_win_place *pl = NULL;
     size_t seg_size;
     if (w->lazy_ranks) {
@@ -247,10 +247,10 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     char *seg = w->seg.addr;
     w->node_hdr = (struct remora_node_header *)seg;
     w->ctrl = (struct remora_ctrl *)(seg + w->ctrl_start + w->ctrl_stride * (size_t)w->node_rank);
-    if (w->dyn_cap) {
-        w->dyn_tables = seg + w->dyn_start;
+    if (w->dyn.cap) {
+        w->dyn.tables = seg + w->dyn_start;
         for (int k = 0; k < w->node_size; k++)
-            ((struct remora_dyn_table *)(seg + w->dyn_start + w->dyn_bytes * (size_t)k))->cap = w->dyn_cap;
+            ((struct remora_dyn_table *)(seg + w->dyn_start + w->dyn_bytes * (size_t)k))->cap = w->dyn.cap;
     }
     rc = remora_win_reach_build(w, pl, user_base);
     if (rc == MPI_SUCCESS && w->flavor == MPI_WIN_FLAVOR_CREATE)
@@ -310,7 +310,7 @@ static struct remora_win *win_alloc(int n)
     for (int r = 0; r < n; r++)
         atomic_init(&w->ranks[r], &remora_rank_unmade);
     pthread_mutex_init(&w->ranks_lock, NULL);
-    pthread_mutex_init(&w->dyn_lock, NULL);
+    pthread_mutex_init(&w->dyn.lock, NULL);
     w->group = MPI_GROUP_NULL;
     w->info = MPI_INFO_NULL;
     w->comm = MPI_COMM_NULL;
@@ -341,7 +341,7 @@ static void win_release(struct remora_win *w)
     if (w->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&w->comm);
     remora_errh_release(&w->errh);
-    pthread_mutex_destroy(&w->dyn_lock);
+    pthread_mutex_destroy(&w->dyn.lock);
     pthread_mutex_destroy(&w->ranks_lock);
     free(w->start_group);
     free(w->post_group);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/attr.h"
+#include "core/dynamic.h"
 #include "core/errhandler.h"
 #include "core/type_table.h"
 #include "core/spinlock.h"
@@ -23,8 +24,6 @@
 #include "runtime/doorbell.h"
 #include "runtime/segment.h"
 #include "transport/transport.h"
-
-struct remora_dyn_net;
 
 #define REMORA_CACHELINE 64
 
@@ -188,10 +187,7 @@ struct remora_win {
     struct remora_mem_reg seg_reg, data_reg; /* ours: the segment, the user memory (create) */
     struct remora_rmem *keys;       /* every rank's unpacked keys (none with lazy_ranks) */
     int nkeys;
-    void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
-    uint32_t dyn_cap;               /* regions per table                                      */
-    pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
-    struct remora_dyn_net *dyn_net; /* region keys and caches (dynamic.c)                     */
+    struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)                       */
 
     /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
      * never held while waiting */
