@@ -114,7 +114,7 @@ static int register_region(struct remora_win *w, void *base, size_t size, struct
     struct remora_mem_reg reg;
     remora_status_t st = remora_mem_register(base, size,
                                              (w->spans_nodes ? REMORA_REG_NET : 0) |
-                                                 (w->node_size > 1 && w->seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
+                                                 (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
                                              &reg);
     if (!remora_ok(st))
         return remora_status_err(st, "registering the region");
@@ -154,7 +154,7 @@ static void deregister_region(struct remora_win *w, uint64_t base)
 static uint32_t shared_atomics(const struct remora_win *w, void *base, size_t size)
 {
     struct remora_pool_ref ref;
-    return w->spans_nodes || w->node_size == 1 || (w->seg.fd_passing && remora_pool_find(base, size, &ref));
+    return w->spans_nodes || w->node_size == 1 || (w->mem.seg.fd_passing && remora_pool_find(base, size, &ref));
 }
 
 int remora_win_attach(struct remora_win *w, void *base, MPI_Aint size)

@@ -140,7 +140,7 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         if (!(assert & MPI_MODE_NOCHECK)) {
             uint64_t k = ++s->starts_toward;
             REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
-                              atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) >= k);
+                              atomic_load_explicit(&w->mem.ctrl->pscw_post[t], memory_order_acquire) >= k);
         }
         atomic_store_explicit(&s->peer.access, REMORA_ACCESS_PSCW, memory_order_relaxed);
     }
@@ -173,7 +173,7 @@ int remora_complete(struct remora_win *w)
 /* Whether every origin of the current exposure epoch completed; closes it if so. */
 static int exposure_done(struct remora_win *w)
 {
-    uint64_t got = atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire);
+    uint64_t got = atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire);
     if (got < w->completions_expected)
         return 0;
     w->post_open = 0;
@@ -191,7 +191,7 @@ int remora_wait(struct remora_win *w)
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
     REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
-                      atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
+                      atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
     remora_sync_begin(w);
     exposure_done(w);
     remora_sync_end(w);

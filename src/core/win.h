@@ -20,6 +20,7 @@
 #include "core/errhandler.h"
 #include "core/type_table.h"
 #include "core/spinlock.h"
+#include "core/win_reach.h"
 #include "core/win_table.h"
 #include "runtime/doorbell.h"
 #include "runtime/segment.h"
@@ -50,7 +51,7 @@ struct remora_peer {
 } __attribute__((aligned(64)));
 
 /* How this process reaches one rank of a window (rmems are views; the
- * unpacked originals are in remora_win.keys). */
+ * unpacked originals are in remora_win.mem.keys). */
 struct remora_reach {
     struct remora_rmem data; /* its window memory, the fastest way (unused: dynamic)        */
     struct remora_rmem amo;  /* the same memory in the window's atomicity domain            */
@@ -173,20 +174,9 @@ struct remora_win {
     /* memory */
     int node_rank, node_size;       /* in our segment group (the ranks on our node)   */
     int node_all;                   /* the whole window is in our segment group       */
-    struct remora_segment seg;      /* node segment: header, control blocks, data     */
     struct remora_node_header *node_hdr;
-    struct remora_ctrl *ctrl;       /* mine                                           */
-    size_t ctrl_stride;
-    int shared_noncontig;
-    /* Ranks are made on first use (remora_rank_state), their places computed:
-     * rank k's control block at ctrl_start + k * ctrl_stride of the segment,
-     * region table at dyn_start + k * dyn_bytes, data at data_start + k * data_stride. */
-    int lazy_ranks;
-    size_t ctrl_start, dyn_start, dyn_bytes, data_start, data_stride;
-    pthread_mutex_t ranks_lock;     /* serialises making ranks                        */
-    struct remora_mem_reg seg_reg, data_reg; /* ours: the segment, the user memory (create) */
-    struct remora_rmem *keys;       /* every rank's unpacked keys (none with lazy_ranks) */
-    int nkeys;
+    int shared_noncontig;           /* MPI_Win_allocate_shared's alloc_shared_noncontig */
+    struct remora_win_mem mem;      /* the segment, its layout, how ranks are reached (core/win_reach.h) */
     struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)                       */
 
     /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
