@@ -11,6 +11,7 @@
 #include "core/spin.h"
 #include "core/status.h"
 #include "core/sync.h"
+#include "core/win.h"
 
 #define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 
@@ -41,7 +42,7 @@ int remora_fence(struct remora_win *w, int assert)
         return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
     remora_sync_begin(w);
     int rc = MPI_SUCCESS;
-    if (w->lock_all_held || w->locks_held)
+    if (w->lock.all_held || w->lock.targets_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
     else if (w->start_group || w->post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");

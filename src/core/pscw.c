@@ -65,7 +65,7 @@ static int check_assert(int assert, int allowed)
 /* An active-target epoch may start: no passive epoch; an idle fence epoch is closed. */
 static int active_may_start(struct remora_win *w)
 {
-    if (w->lock_all_held || w->locks_held)
+    if (w->lock.all_held || w->lock.targets_held)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
     if (w->fence_open) {
         w->fence_open = 0;

@@ -412,7 +412,7 @@ int remora_win_free(struct remora_win *w, int *released)
 {
     *released = 0;
     remora_sync_begin(w);
-    int busy = w->lock_all_held || w->locks_held || w->start_group || w->post_open;
+    int busy = w->lock.all_held || w->lock.targets_held || w->start_group || w->post_open;
     remora_sync_end(w);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");
@@ -497,6 +497,6 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     *disp_unit = (int)p->disp_unit;
     *base = !mapped || base_hidden(w, (MPI_Aint)p->size) ? NULL : p->base;
     if (mapped && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
-        atomic_store_explicit(&w->peers_handed_out, 1, memory_order_relaxed);
+        atomic_store_explicit(&w->lock.peers_handed_out, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }

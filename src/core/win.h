@@ -20,6 +20,7 @@
 #include "core/errhandler.h"
 #include "core/type_table.h"
 #include "core/spinlock.h"
+#include "core/sync.h"
 #include "core/win_reach.h"
 #include "core/win_table.h"
 #include "runtime/doorbell.h"
@@ -72,7 +73,7 @@ struct remora_rank_state {
     int world_rank;            /* its rank in MPI_COMM_WORLD                  */
     int node_rank;             /* its place in our node segment, or -1        */
     _Atomic uint8_t lock_state; /* enum remora_lock_state (| 0x80: MPI_MODE_NOCHECK) */
-    struct remora_rank_state *lock_all_next; /* remora_win.lock_all_reached's list */
+    struct remora_rank_state *lock_all_next; /* remora_win.lock.all_reached's list */
 };
 
 enum { REMORA_RANK_CHUNK = 8 };
@@ -185,13 +186,7 @@ struct remora_win {
     int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
-    int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
-    int locks_held;                 /* per-target locks held or being acquired          */
-    /* LOCK_ALL_NODE: the targets reached in this epoch (remora_rank_state.lock_all_next) */
-    struct remora_rank_state *_Atomic lock_all_reached;
-    /* MPI_Win_shared_query gave the program another rank's memory: a lock_all
-     * on the node reaches every rank at once, not at its first RMA access */
-    _Atomic int peers_handed_out;
+    struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)             */
     int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
     int *post_group; int post_n;    /* PSCW exposure epoch                              */
     int post_open;
