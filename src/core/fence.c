@@ -44,7 +44,7 @@ int remora_fence(struct remora_win *w, int assert)
     int rc = MPI_SUCCESS;
     if (w->lock.all_held || w->lock.targets_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
-    else if (w->start_group || w->post_open)
+    else if (w->pscw.start_group || w->pscw.post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)

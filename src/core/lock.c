@@ -289,7 +289,7 @@ static int passive_may_start(struct remora_win *w)
 {
     if (w->lock.all_held)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a lock_all epoch");
-    if (w->start_group)
+    if (w->pscw.start_group)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a PSCW access epoch (MPI_Win_start)");
     if (w->fence_open) {
         w->fence_open = 0;

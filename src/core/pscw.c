@@ -85,17 +85,17 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
         return rc;
     remora_sync_begin(w);
     rc = active_may_start(w);
-    if (rc == MPI_SUCCESS && w->post_open)
+    if (rc == MPI_SUCCESS && w->pscw.post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an exposure epoch (MPI_Win_post) is already open");
     if (rc != MPI_SUCCESS) {
         remora_sync_end(w);
         free(ranks);
         return rc;
     }
-    w->post_open = 1;
-    w->post_group = ranks;
-    w->post_n = n;
-    w->completions_expected += (uint64_t)n;
+    w->pscw.post_open = 1;
+    w->pscw.post_group = ranks;
+    w->pscw.post_n = n;
+    w->pscw.completions_expected += (uint64_t)n;
     remora_sync_end(w);
     /* Notified outside sync_lock: another thread's synchronisation call need
      * not wait for our remote atomics.  Our local stores to the window happen
@@ -123,15 +123,15 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
     }
     remora_sync_begin(w);
     rc = active_may_start(w);
-    if (rc == MPI_SUCCESS && w->start_group)
+    if (rc == MPI_SUCCESS && w->pscw.start_group)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc != MPI_SUCCESS) {
         remora_sync_end(w);
         free(ranks);
         return rc;
     }
-    w->start_group = ranks;
-    w->start_n = n;
+    w->pscw.start_group = ranks;
+    w->pscw.start_n = n;
     remora_sync_end(w);
 
     for (int i = 0; i < n; i++) {
@@ -150,13 +150,13 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
 int remora_complete(struct remora_win *w)
 {
     remora_sync_begin(w);
-    int *ranks = w->start_group, n = w->start_n;
+    int *ranks = w->pscw.start_group, n = w->pscw.start_n;
     if (!ranks) {
         remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
     }
-    w->start_group = NULL;
-    w->start_n = 0;
+    w->pscw.start_group = NULL;
+    w->pscw.start_n = 0;
     remora_sync_end(w);
 
     for (int i = 0; i < n; i++)
@@ -174,24 +174,25 @@ int remora_complete(struct remora_win *w)
 static int exposure_done(struct remora_win *w)
 {
     uint64_t got = atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire);
-    if (got < w->completions_expected)
+    if (got < w->pscw.completions_expected)
         return 0;
-    w->post_open = 0;
-    free(w->post_group);
-    w->post_group = NULL;
-    w->post_n = 0;
+    w->pscw.post_open = 0;
+    free(w->pscw.post_group);
+    w->pscw.post_group = NULL;
+    w->pscw.post_n = 0;
     return 1;
 }
 
 int remora_wait(struct remora_win *w)
 {
     remora_sync_begin(w);
-    int open = w->post_open;
+    int open = w->pscw.post_open;
     remora_sync_end(w);
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
     REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
-                      atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
+                      atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire) >=
+                          w->pscw.completions_expected);
     remora_sync_begin(w);
     exposure_done(w);
     remora_sync_end(w);
@@ -201,7 +202,7 @@ int remora_wait(struct remora_win *w)
 int remora_test(struct remora_win *w, int *flag)
 {
     remora_sync_begin(w);
-    if (!w->post_open) {
+    if (!w->pscw.post_open) {
         remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
     }

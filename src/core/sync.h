@@ -52,6 +52,15 @@ remora_status_t remora_flush_target(struct remora_win *w, int target);
 int remora_win_sync(struct remora_win *w);
 
 /* active target (fence.c, pscw.c) */
+/* PSCW (pscw.c); the counters it pairs with are in remora_ctrl and
+ * remora_rank_state.starts_toward. */
+struct remora_win_pscw {
+    int *start_group, start_n;     /* access epoch: its targets (window ranks), NULL when none */
+    int *post_group, post_n;       /* exposure epoch: its origins                              */
+    int post_open;
+    uint64_t completions_expected; /* cumulative group sizes of our posts                      */
+};
+
 int remora_fence(struct remora_win *w, int assert);
 int remora_post(struct remora_win *w, MPI_Group group, int assert);
 int remora_start(struct remora_win *w, MPI_Group group, int assert);

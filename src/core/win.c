@@ -343,8 +343,8 @@ static void win_release(struct remora_win *w)
     remora_errh_release(&w->errh);
     pthread_mutex_destroy(&w->dyn.lock);
     pthread_mutex_destroy(&w->mem.ranks_lock);
-    free(w->start_group);
-    free(w->post_group);
+    free(w->pscw.start_group);
+    free(w->pscw.post_group);
     w->magic = 0;
     free(w);
 }
@@ -412,7 +412,7 @@ int remora_win_free(struct remora_win *w, int *released)
 {
     *released = 0;
     remora_sync_begin(w);
-    int busy = w->lock.all_held || w->lock.targets_held || w->start_group || w->post_open;
+    int busy = w->lock.all_held || w->lock.targets_held || w->pscw.start_group || w->pscw.post_open;
     remora_sync_end(w);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");

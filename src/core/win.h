@@ -187,10 +187,7 @@ struct remora_win {
     int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)             */
-    int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
-    int *post_group; int post_n;    /* PSCW exposure epoch                              */
-    int post_open;
-    uint64_t completions_expected;  /* cumulative group sizes of our posts               */
+    struct remora_win_pscw pscw;    /* post/start/complete/wait (core/sync.h, pscw.c)   */
 
     /* hints (MPI_Win_create info, MPI_Win_set_info) */
     int acc_ordered;                /* accumulate_ordering is not "none"                 */
