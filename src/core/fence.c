@@ -17,7 +17,7 @@
 
 static void node_barrier(struct remora_win *w)
 {
-    struct remora_node_header *h = w->node_hdr;
+    struct remora_node_header *h = w->fence.node_hdr;
     uint64_t gen = atomic_load_explicit(&h->barrier_generation, memory_order_acquire);
     if (atomic_fetch_add(&h->barrier_arrived, 1) == (uint64_t)w->node_size - 1) {
         atomic_store_explicit(&h->barrier_arrived, 0, memory_order_relaxed);
@@ -56,9 +56,9 @@ int remora_fence(struct remora_win *w, int assert)
         remora_win_barrier(w);
 
     remora_sync_begin(w);
-    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    w->fence.open = !(assert & MPI_MODE_NOSUCCEED);
     remora_count_epoch(w);
-    atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
+    atomic_store_explicit(&w->access_all, w->fence.open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     remora_sync_end(w);
     return remora_status_err(st, "completing the operations before the fence");
 }

@@ -291,8 +291,8 @@ static int passive_may_start(struct remora_win *w)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a lock_all epoch");
     if (w->pscw.start_group)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a PSCW access epoch (MPI_Win_start)");
-    if (w->fence_open) {
-        w->fence_open = 0;
+    if (w->fence.open) {
+        w->fence.open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
     remora_count_epoch(w);

@@ -67,8 +67,8 @@ static int active_may_start(struct remora_win *w)
 {
     if (w->lock.all_held || w->lock.targets_held)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
-    if (w->fence_open) {
-        w->fence_open = 0;
+    if (w->fence.open) {
+        w->fence.open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
     remora_count_epoch(w);

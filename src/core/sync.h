@@ -61,6 +61,13 @@ struct remora_win_pscw {
     uint64_t completions_expected; /* cumulative group sizes of our posts                      */
 };
 
+/* Fence (fence.c): its epoch, and the node barrier of fence and MPI_Win_free
+ * (remora_win_barrier). */
+struct remora_win_fence {
+    int open;                            /* a fence opened an epoch that no NOSUCCEED closed */
+    struct remora_node_header *node_hdr; /* the barrier's words: the head of our node segment */
+};
+
 int remora_fence(struct remora_win *w, int assert);
 int remora_post(struct remora_win *w, MPI_Group group, int assert);
 int remora_start(struct remora_win *w, MPI_Group group, int assert);

@@ -245,7 +245,7 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
         return remora_err(rc, "no memory for the window's segment (%zu bytes)", seg_size);
     }
     char *seg = w->mem.seg.addr;
-    w->node_hdr = (struct remora_node_header *)seg;
+    w->fence.node_hdr = (struct remora_node_header *)seg;
     w->mem.ctrl = (struct remora_ctrl *)(seg + w->mem.ctrl_start + w->mem.ctrl_stride * (size_t)w->node_rank);
     if (w->dyn.cap) {
         w->dyn.tables = seg + w->mem.dyn_start;

@@ -114,7 +114,7 @@ struct remora_ctrl {
 #define REMORA_CTRL_BELL offsetof(struct remora_ctrl, bell)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
-/* Node-wide words of a window's segment (the shared-memory fence barrier). */
+/* Node-wide words of a window's segment (the shared-memory fence barrier; remora_win.fence.node_hdr). */
 struct remora_node_header {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_arrived;
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_generation;
@@ -175,7 +175,6 @@ struct remora_win {
     /* memory */
     int node_rank, node_size;       /* in our segment group (the ranks on our node)   */
     int node_all;                   /* the whole window is in our segment group       */
-    struct remora_node_header *node_hdr;
     int shared_noncontig;           /* MPI_Win_allocate_shared's alloc_shared_noncontig */
     struct remora_win_mem mem;      /* the segment, its layout, how ranks are reached (core/win_reach.h) */
     struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)                       */
@@ -184,10 +183,10 @@ struct remora_win {
      * never held while waiting */
     remora_spinlock sync_lock;
     int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
-    int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
     struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)             */
     struct remora_win_pscw pscw;    /* post/start/complete/wait (core/sync.h, pscw.c)   */
+    struct remora_win_fence fence;  /* fence and the node barrier (core/sync.h, fence.c) */
 
     /* hints (MPI_Win_create info, MPI_Win_set_info) */
     int acc_ordered;                /* accumulate_ordering is not "none"                 */
