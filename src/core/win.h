@@ -143,6 +143,18 @@ enum {
     REMORA_ALL_PASSIVE = REMORA_ALL_LOCK_ALL | REMORA_ALL_LOCK_ALL_NODE /* a lock_all epoch */
 };
 
+/* The window.  The fast path's fields come first and the rank index last.
+ * Each protocol's state is a part declared in the header of the file that
+ * implements it (the other protocols read it to check epochs):
+ *   mem    core/win_reach.h  the node segment and its layout (win.c lays it
+ *                            out), registrations, keys, making ranks (win_reach.c)
+ *   dyn    core/dynamic.h    dynamic windows' region tables (dynamic.c)
+ *   lock   core/sync.h       passive target (lock.c)
+ *   pscw   core/sync.h       post/start/complete/wait (pscw.c)
+ *   fence  core/sync.h       fence and the node barrier (fence.c)
+ *   attr   core/attr.h       attributes (attr.c)
+ * What many files use stays here: identity, the node, the epoch bookkeeping,
+ * hints, the user-visible properties. */
 struct remora_win {
     /* read by every RMA call */
     uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
@@ -172,32 +184,31 @@ struct remora_win {
     int disp_unit;
     int model;                      /* MPI_WIN_UNIFIED                                */
 
-    /* memory */
-    int node_rank, node_size;       /* in our segment group (the ranks on our node)   */
-    int node_all;                   /* the whole window is in our segment group       */
+    /* memory: our segment group, the window's ranks on our node (for
+     * MPI_Win_allocate_shared, those that share memory with us) */
+    int node_rank, node_size;       /* our place in the group, its size               */
+    int node_all;                   /* the whole window is in the group               */
     int shared_noncontig;           /* MPI_Win_allocate_shared's alloc_shared_noncontig */
-    struct remora_win_mem mem;      /* the segment, its layout, how ranks are reached (core/win_reach.h) */
-    struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)                       */
+    struct remora_win_mem mem;      /* segment, layout, reach (core/win_reach.h)      */
+    struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)               */
 
     /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
      * never held while waiting */
     remora_spinlock sync_lock;
     int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
-    struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)             */
-    struct remora_win_pscw pscw;    /* post/start/complete/wait (core/sync.h, pscw.c)   */
-    struct remora_win_fence fence;  /* fence and the node barrier (core/sync.h, fence.c) */
+    struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)           */
+    struct remora_win_pscw pscw;    /* PSCW (core/sync.h, pscw.c)                     */
+    struct remora_win_fence fence;  /* fence, node barrier (core/sync.h, fence.c)     */
 
     /* hints (MPI_Win_create info, MPI_Win_set_info) */
     int acc_ordered;                /* accumulate_ordering is not "none"                 */
 
-    /* user-visible properties */
-    struct remora_errh errh;
-    struct remora_attr *attrs;
+    /* user-visible properties (MPI_Win_set_errhandler, _name, _info: mpi/win_props.c) */
+    struct remora_errh errh;        /* errors are raised on it (errhandler.c)         */
     char name[MPI_MAX_OBJECT_NAME];
-    MPI_Info info;                  /* hints as set by the user (host info object)       */
-    MPI_Aint attr_size;             /* values the predefined attributes point to        */
-    int attr_disp_unit, attr_flavor, attr_model;
+    MPI_Info info;                  /* hints as set by the user (host info object)    */
+    struct remora_win_attrs attr;   /* attributes (core/attr.h, attr.c)               */
 
     /* [comm_size], read by every RMA call: each rank's state,
      * &remora_rank_unmade until made.  The states live in chunks of
