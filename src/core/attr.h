@@ -35,7 +35,7 @@ struct remora_attr {
     struct remora_attr *next;
 };
 
-/* A window's attributes (struct remora_win.attr), this file's. */
+/* A window's attributes (struct remora_win.attr), attr.c's. */
 struct remora_win_attrs {
     struct remora_attr *list;      /* the user's, in order of setting */
     /* the values the predefined attributes point to (MPI_WIN_SIZE, ...),

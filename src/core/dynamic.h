@@ -30,7 +30,7 @@ struct remora_win;
 struct remora_target;
 struct remora_dyn_net;
 
-/* A dynamic window's part of the window (struct remora_win.dyn), this file's.
+/* A dynamic window's part of the window (struct remora_win.dyn), dynamic.c's.
  * The window embeds it, so core/win.h includes this header and this header
  * does not include it. */
 struct remora_win_dyn {

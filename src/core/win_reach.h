@@ -20,7 +20,7 @@ struct remora_ctrl;
 
 /* The window's memory on our node and how its ranks are reached (struct
  * remora_win.mem).  The segment and its layout are set once at creation
- * (win.c lays it out); the rest is this file's. */
+ * (win.c lays it out); the rest is win_reach.c's. */
 struct remora_win_mem {
     struct remora_segment seg;      /* node segment: header, control blocks, region tables, data */
     struct remora_ctrl *ctrl;       /* mine, in seg                                              */
