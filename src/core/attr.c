@@ -111,7 +111,7 @@ static int call_delete(struct remora_win *w, struct remora_attr *a)
 
 static struct remora_attr **find(struct remora_win *w, int keyval)
 {
-    struct remora_attr **pp = &w->attrs;
+    struct remora_attr **pp = &w->attr.list;
     while (*pp && (*pp)->keyval != keyval)
         pp = &(*pp)->next;
     return pp;
@@ -156,17 +156,17 @@ int remora_attr_get(struct remora_win *w, int keyval, void *value, int *flag)
     if (keyval == MPI_WIN_BASE) {
         *out = remora_win_user_base(w);
     } else if (keyval == MPI_WIN_SIZE) {
-        w->attr_size = w->size;
-        *out = &w->attr_size;
+        w->attr.size = w->size;
+        *out = &w->attr.size;
     } else if (keyval == MPI_WIN_DISP_UNIT) {
-        w->attr_disp_unit = w->disp_unit;
-        *out = &w->attr_disp_unit;
+        w->attr.disp_unit = w->disp_unit;
+        *out = &w->attr.disp_unit;
     } else if (keyval == MPI_WIN_CREATE_FLAVOR) {
-        w->attr_flavor = w->flavor;
-        *out = &w->attr_flavor;
+        w->attr.flavor = w->flavor;
+        *out = &w->attr.flavor;
     } else if (keyval == MPI_WIN_MODEL) {
-        w->attr_model = w->model;
-        *out = &w->attr_model;
+        w->attr.model = w->model;
+        *out = &w->attr.model;
     } else {
         pthread_mutex_lock(&remora_core.lock);
         int known = keyval_at(keyval) != NULL;
@@ -228,8 +228,8 @@ int remora_attr_delete(struct remora_win *w, int keyval)
 
 int remora_attr_delete_all(struct remora_win *w)
 {
-    while (w->attrs) {
-        int rc = delete_at(w, &w->attrs);
+    while (w->attr.list) {
+        int rc = delete_at(w, &w->attr.list);
         if (rc != MPI_SUCCESS)
             return rc;
     }

@@ -35,6 +35,15 @@ struct remora_attr {
     struct remora_attr *next;
 };
 
+/* A window's attributes (struct remora_win.attr), attr.c's. */
+struct remora_win_attrs {
+    struct remora_attr *list;      /* the user's, in order of setting */
+    /* the values the predefined attributes point to (MPI_WIN_SIZE, ...),
+     * copied from the window when asked for */
+    MPI_Aint size;
+    int disp_unit, flavor, model;
+};
+
 /* Keyval numbers live far from every host's predefined attribute keys. */
 #define REMORA_KEYVAL_BASE 0x52000000
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/dynamic.h"
+#include "core/rma.h"
 #include "core/spin.h"
 #include "core/status.h"
 #include "runtime/pool.h"
@@ -44,14 +45,14 @@ size_t remora_dyn_table_bytes(uint32_t cap)
 
 static struct remora_dyn_table *my_table(const struct remora_win *w)
 {
-    return (struct remora_dyn_table *)((char *)w->dyn_tables +
-                                        remora_dyn_table_bytes(w->dyn_cap) * (size_t)w->node_rank);
+    return (struct remora_dyn_table *)((char *)w->dyn.tables +
+                                        remora_dyn_table_bytes(w->dyn.cap) * (size_t)w->node_rank);
 }
 
 static struct remora_dyn_net *dyn_state(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->dyn_lock);
-    if (!w->dyn_net) {
+    pthread_mutex_lock(&w->dyn.lock);
+    if (!w->dyn.net) {
         struct remora_dyn_net *d = calloc(1, sizeof *d);
         if (d && !(d->cache = calloc((size_t)w->comm_size, sizeof *d->cache))) {
             free(d);
@@ -59,10 +60,10 @@ static struct remora_dyn_net *dyn_state(struct remora_win *w)
         }
         for (int r = 0; d && r < w->comm_size; r++)
             pthread_mutex_init(&d->cache[r].lock, NULL);
-        w->dyn_net = d;
+        w->dyn.net = d;
     }
-    pthread_mutex_unlock(&w->dyn_lock);
-    return w->dyn_net;
+    pthread_mutex_unlock(&w->dyn.lock);
+    return w->dyn.net;
 }
 
 /* Index of the first region whose base is >= addr (relaxed loads: readers race writers). */
@@ -90,10 +91,10 @@ static void copy_region(struct remora_dyn_region *dst, const struct remora_dyn_r
 
 /* ---- owner side -------------------------------------------------------------- */
 
-/* The owner changes its table between begin and end (w->dyn_lock held). */
+/* The owner changes its table between begin and end (w->dyn.lock held). */
 static void change_begin(struct remora_win *w)
 {
-    pthread_mutex_lock(&w->dyn_lock);
+    pthread_mutex_lock(&w->dyn.lock);
     atomic_fetch_add_explicit(&my_table(w)->generation, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
@@ -101,7 +102,7 @@ static void change_begin(struct remora_win *w)
 static void change_end(struct remora_win *w)
 {
     atomic_fetch_add_explicit(&my_table(w)->generation, 1, memory_order_release);
-    pthread_mutex_unlock(&w->dyn_lock);
+    pthread_mutex_unlock(&w->dyn.lock);
 }
 
 /* Register the region and put its key into v. */
@@ -113,18 +114,18 @@ static int register_region(struct remora_win *w, void *base, size_t size, struct
     struct remora_mem_reg reg;
     remora_status_t st = remora_mem_register(base, size,
                                              (w->spans_nodes ? REMORA_REG_NET : 0) |
-                                                 (w->node_size > 1 && w->seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
+                                                 (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
                                              &reg);
     if (!remora_ok(st))
         return remora_status_err(st, "registering the region");
     memcpy(v->key, reg.packed, reg.packed_len);
     v->key_len = (uint32_t)reg.packed_len;
-    pthread_mutex_lock(&w->dyn_lock);
+    pthread_mutex_lock(&w->dyn.lock);
     if (d->nown == d->cap_own) {
         int cap = d->cap_own ? 2 * d->cap_own : 16;
         struct own_region *o = realloc(d->own, sizeof *o * (size_t)cap);
         if (!o) {
-            pthread_mutex_unlock(&w->dyn_lock);
+            pthread_mutex_unlock(&w->dyn.lock);
             remora_mem_deregister(&reg);
             return remora_err(MPI_ERR_NO_MEM, "region registrations");
         }
@@ -132,13 +133,13 @@ static int register_region(struct remora_win *w, void *base, size_t size, struct
         d->cap_own = cap;
     }
     d->own[d->nown++] = (struct own_region){(uint64_t)(uintptr_t)base, reg};
-    pthread_mutex_unlock(&w->dyn_lock);
+    pthread_mutex_unlock(&w->dyn.lock);
     return MPI_SUCCESS;
 }
 
 static void deregister_region(struct remora_win *w, uint64_t base)
 {
-    struct remora_dyn_net *d = w->dyn_net;
+    struct remora_dyn_net *d = w->dyn.net;
     for (int i = 0; d && i < d->nown; i++)
         if (d->own[i].base == base) {
             remora_mem_deregister(&d->own[i].reg);
@@ -153,7 +154,7 @@ static void deregister_region(struct remora_win *w, uint64_t base)
 static uint32_t shared_atomics(const struct remora_win *w, void *base, size_t size)
 {
     struct remora_pool_ref ref;
-    return w->spans_nodes || w->node_size == 1 || (w->seg.fd_passing && remora_pool_find(base, size, &ref));
+    return w->spans_nodes || w->node_size == 1 || (w->mem.seg.fd_passing && remora_pool_find(base, size, &ref));
 }
 
 int remora_win_attach(struct remora_win *w, void *base, MPI_Aint size)
@@ -223,8 +224,8 @@ static int find_mapped(struct remora_win *w, const struct remora_dyn_table *t, u
             continue;
         }
         uint32_t n = __atomic_load_n(&t->n, __ATOMIC_RELAXED);
-        if (n > w->dyn_cap)
-            n = w->dyn_cap;
+        if (n > w->dyn.cap)
+            n = w->dyn.cap;
         uint32_t i = lower_bound(t->region, n, addr + 1); /* first region starting after addr */
         int found = 0;
         if (i > 0) {
@@ -254,7 +255,7 @@ static remora_status_t read_remote(struct remora_win *w, const struct remora_rme
             st = remora_read(dyn, offsetof(struct remora_dyn_table, n), hdr, sizeof hdr);
         if (!remora_ok(st))
             return st;
-        uint32_t n = hdr[0] < w->dyn_cap ? hdr[0] : w->dyn_cap;
+        uint32_t n = hdr[0] < w->dyn.cap ? hdr[0] : w->dyn.cap;
         if (n > c->cap) {
             struct remora_dyn_region *r = realloc(c->region, sizeof *r * n);
             if (!r)
@@ -376,7 +377,7 @@ int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t l
 
 void remora_dyn_free(struct remora_win *w)
 {
-    struct remora_dyn_net *d = w->dyn_net;
+    struct remora_dyn_net *d = w->dyn.net;
     if (!d)
         return;
     for (int r = 0; r < w->comm_size; r++) {
@@ -396,5 +397,5 @@ void remora_dyn_free(struct remora_win *w)
     free(d->own);
     free(d->cache);
     free(d);
-    w->dyn_net = NULL;
+    w->dyn.net = NULL;
 }

@@ -3,7 +3,7 @@
  * Each rank's table lives in the window's node segment and holds up to
  * REMORA_DYN_REGIONS regions sorted by address, each with the key of its
  * registration (transport/transport.h).  Only its owner changes it
- * (attach/detach, serialised by the window's dyn_lock mutex, apart from the
+ * (attach/detach, serialised by the window's dyn.lock mutex, apart from the
  * window's RMA locks).  Readers never lock it: the table is a seqlock whose
  * sequence number (generation) is odd while its owner changes it; a reader
  * reads the number, the table, and the number again, retrying if it moved.
@@ -19,10 +19,26 @@
 #ifndef REMORA_CORE_DYNAMIC_H
 #define REMORA_CORE_DYNAMIC_H
 
+#include <mpi.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "core/rma.h"
-#include "core/win.h"
+#include "transport/transport.h"
+
+struct remora_win;
+struct remora_target;
+struct remora_dyn_net;
+
+/* A dynamic window's part of the window (struct remora_win.dyn), dynamic.c's.
+ * The window embeds it, so core/win.h includes this header and this header
+ * does not include it. */
+struct remora_win_dyn {
+    void *tables;                  /* the region tables of our node segment (set at creation, win.c) */
+    uint32_t cap;                  /* regions per table; 0: not a dynamic window                     */
+    pthread_mutex_t lock;          /* serialises our own attach/detach                               */
+    struct remora_dyn_net *net;    /* region keys and caches, made on first need (dynamic.c)         */
+};
 
 struct remora_dyn_region {
     uint64_t base, size;

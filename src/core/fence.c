@@ -11,12 +11,13 @@
 #include "core/spin.h"
 #include "core/status.h"
 #include "core/sync.h"
+#include "core/win.h"
 
 #define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 
 static void node_barrier(struct remora_win *w)
 {
-    struct remora_node_header *h = w->node_hdr;
+    struct remora_node_header *h = w->fence.node_hdr;
     uint64_t gen = atomic_load_explicit(&h->barrier_generation, memory_order_acquire);
     if (atomic_fetch_add(&h->barrier_arrived, 1) == (uint64_t)w->node_size - 1) {
         atomic_store_explicit(&h->barrier_arrived, 0, memory_order_relaxed);
@@ -41,9 +42,9 @@ int remora_fence(struct remora_win *w, int assert)
         return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
     remora_sync_begin(w);
     int rc = MPI_SUCCESS;
-    if (w->lock_all_held || w->locks_held)
+    if (w->lock.all_held || w->lock.targets_held)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
-    else if (w->start_group || w->post_open)
+    else if (w->pscw.start_group || w->pscw.post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
@@ -55,9 +56,9 @@ int remora_fence(struct remora_win *w, int assert)
         remora_win_barrier(w);
 
     remora_sync_begin(w);
-    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    w->fence.open = !(assert & MPI_MODE_NOSUCCEED);
     remora_count_epoch(w);
-    atomic_store_explicit(&w->access_all, w->fence_open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
+    atomic_store_explicit(&w->access_all, w->fence.open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     remora_sync_end(w);
     return remora_status_err(st, "completing the operations before the fence");
 }

@@ -3,6 +3,7 @@
  * transport returns from a put before its origin buffer may be reused. */
 #include "core/status.h"
 #include "core/sync.h"
+#include "core/win.h"
 
 remora_status_t remora_flush_target(struct remora_win *w, int target)
 {
@@ -22,7 +23,7 @@ int remora_flush_rma(struct remora_win *w, int target, int local_only)
 {
     (void)local_only;
     if (target == REMORA_ALL_TARGETS) {
-        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) && !w->locks_held)
+        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) && !w->lock.targets_held)
             return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
         return remora_status_err(remora_flush_all(), "completing the window's operations");
     }

@@ -242,8 +242,8 @@ void remora_lock_all_reach(struct remora_win *w, struct remora_rank_state *s)
     if (atomic_fetch_or_explicit(&s->peer.access, REMORA_ACCESS_LOCK_ALL, memory_order_relaxed) &
         REMORA_ACCESS_LOCK_ALL)
         return; /* another thread got here first and listed it */
-    s->lock_all_next = atomic_load_explicit(&w->lock_all_reached, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&w->lock_all_reached, &s->lock_all_next, s, memory_order_release,
+    s->lock_all_next = atomic_load_explicit(&w->lock.all_reached, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&w->lock.all_reached, &s->lock_all_next, s, memory_order_release,
                                                   memory_order_relaxed))
         ;
 }
@@ -251,7 +251,7 @@ void remora_lock_all_reach(struct remora_win *w, struct remora_rank_state *s)
 /* unlock_all on one node: the targets reached are no longer reachable. */
 static void forget_reached(struct remora_win *w)
 {
-    for (struct remora_rank_state *s = atomic_exchange_explicit(&w->lock_all_reached, NULL, memory_order_acquire); s;
+    for (struct remora_rank_state *s = atomic_exchange_explicit(&w->lock.all_reached, NULL, memory_order_acquire); s;
          s = s->lock_all_next)
         atomic_fetch_and_explicit(&s->peer.access, (uint8_t)~REMORA_ACCESS_LOCK_ALL, memory_order_relaxed);
 }
@@ -287,12 +287,12 @@ static int check_lock_assert(int assert)
  * does): programs commonly fence once before switching to locks. */
 static int passive_may_start(struct remora_win *w)
 {
-    if (w->lock_all_held)
+    if (w->lock.all_held)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a lock_all epoch");
-    if (w->start_group)
+    if (w->pscw.start_group)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a PSCW access epoch (MPI_Win_start)");
-    if (w->fence_open) {
-        w->fence_open = 0;
+    if (w->fence.open) {
+        w->fence.open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
     remora_count_epoch(w);
@@ -315,7 +315,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
         rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
     if (rc == MPI_SUCCESS) {
         atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
-        w->locks_held++;
+        w->lock.targets_held++;
     }
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
@@ -338,7 +338,7 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     if (!remora_ok(st)) { /* the lock words are in doubt: the network failed */
         remora_sync_begin(w);
         atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_relaxed);
-        w->locks_held--;
+        w->lock.targets_held--;
         remora_sync_end(w);
         return remora_status_err(st, "locking target %d", target);
     }
@@ -364,7 +364,7 @@ int remora_unlock(struct remora_win *w, int target)
     /* PENDING until released: nobody else may unlock or lock it meanwhile.
      * The count drops now: the epoch is over for the other sync calls. */
     atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
-    w->locks_held--;
+    w->lock.targets_held--;
     remora_sync_end(w);
     atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
 
@@ -399,10 +399,10 @@ int remora_lock_all(struct remora_win *w, int assert)
         return rc;
     remora_sync_begin(w);
     rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS && w->locks_held)
-        rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->locks_held);
+    if (rc == MPI_SUCCESS && w->lock.targets_held)
+        rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->lock.targets_held);
     if (rc == MPI_SUCCESS)
-        w->lock_all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
+        w->lock.all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -411,7 +411,7 @@ int remora_lock_all(struct remora_win *w, int assert)
                  : acquire_reader(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, GLOBAL_ALL, global_blocked, global_waiting);
     if (!remora_ok(st)) {
         remora_sync_begin(w);
-        w->lock_all_held = 0;
+        w->lock.all_held = 0;
         remora_sync_end(w);
         return remora_status_err(st, "lock_all");
     }
@@ -424,7 +424,7 @@ int remora_lock_all(struct remora_win *w, int assert)
      * Memory the program may load and store is checked now: its own, and
      * every rank's once MPI_Win_shared_query has handed out others'. */
     atomic_store_explicit(&w->access_all, REMORA_ALL_LOCK_ALL_NODE, memory_order_relaxed);
-    int every = atomic_load_explicit(&w->peers_handed_out, memory_order_relaxed);
+    int every = atomic_load_explicit(&w->lock.peers_handed_out, memory_order_relaxed);
     int first = every ? 0 : w->rank, end = every ? w->comm_size : w->rank + 1;
     for (int r = first; r < end; r++) {
         struct remora_rank_state *s = remora_rank(w, r);
@@ -440,14 +440,14 @@ int remora_lock_all(struct remora_win *w, int assert)
 int remora_unlock_all(struct remora_win *w)
 {
     remora_sync_begin(w);
-    int held = w->lock_all_held;
+    int held = w->lock.all_held;
     if (!held || (held & 4)) {
         remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, held ? "the lock_all epoch is being closed by another thread"
                                                  : "the window is not in a lock_all epoch");
     }
     atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
-    w->lock_all_held |= 4; /* being closed */
+    w->lock.all_held |= 4; /* being closed */
     remora_sync_end(w);
     forget_reached(w);
     /* completed and released outside sync_lock: these are remote operations */
@@ -455,7 +455,7 @@ int remora_unlock_all(struct remora_win *w)
     if (!(held & 2))
         st2 = remora_ctrl_release(w, MASTER, REMORA_CTRL_LOCK_GLOBAL, -GLOBAL_ALL);
     remora_sync_begin(w);
-    w->lock_all_held = 0;
+    w->lock.all_held = 0;
     remora_sync_end(w);
     return remora_status_err(!remora_ok(st) ? st : st2, "unlock_all");
 }

@@ -65,10 +65,10 @@ static int check_assert(int assert, int allowed)
 /* An active-target epoch may start: no passive epoch; an idle fence epoch is closed. */
 static int active_may_start(struct remora_win *w)
 {
-    if (w->lock_all_held || w->locks_held)
+    if (w->lock.all_held || w->lock.targets_held)
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
-    if (w->fence_open) {
-        w->fence_open = 0;
+    if (w->fence.open) {
+        w->fence.open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
     remora_count_epoch(w);
@@ -85,17 +85,17 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
         return rc;
     remora_sync_begin(w);
     rc = active_may_start(w);
-    if (rc == MPI_SUCCESS && w->post_open)
+    if (rc == MPI_SUCCESS && w->pscw.post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an exposure epoch (MPI_Win_post) is already open");
     if (rc != MPI_SUCCESS) {
         remora_sync_end(w);
         free(ranks);
         return rc;
     }
-    w->post_open = 1;
-    w->post_group = ranks;
-    w->post_n = n;
-    w->completions_expected += (uint64_t)n;
+    w->pscw.post_open = 1;
+    w->pscw.post_group = ranks;
+    w->pscw.post_n = n;
+    w->pscw.completions_expected += (uint64_t)n;
     remora_sync_end(w);
     /* Notified outside sync_lock: another thread's synchronisation call need
      * not wait for our remote atomics.  Our local stores to the window happen
@@ -123,15 +123,15 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
     }
     remora_sync_begin(w);
     rc = active_may_start(w);
-    if (rc == MPI_SUCCESS && w->start_group)
+    if (rc == MPI_SUCCESS && w->pscw.start_group)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc != MPI_SUCCESS) {
         remora_sync_end(w);
         free(ranks);
         return rc;
     }
-    w->start_group = ranks;
-    w->start_n = n;
+    w->pscw.start_group = ranks;
+    w->pscw.start_n = n;
     remora_sync_end(w);
 
     for (int i = 0; i < n; i++) {
@@ -140,7 +140,7 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         if (!(assert & MPI_MODE_NOCHECK)) {
             uint64_t k = ++s->starts_toward;
             REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
-                              atomic_load_explicit(&w->ctrl->pscw_post[t], memory_order_acquire) >= k);
+                              atomic_load_explicit(&w->mem.ctrl->pscw_post[t], memory_order_acquire) >= k);
         }
         atomic_store_explicit(&s->peer.access, REMORA_ACCESS_PSCW, memory_order_relaxed);
     }
@@ -150,13 +150,13 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
 int remora_complete(struct remora_win *w)
 {
     remora_sync_begin(w);
-    int *ranks = w->start_group, n = w->start_n;
+    int *ranks = w->pscw.start_group, n = w->pscw.start_n;
     if (!ranks) {
         remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start");
     }
-    w->start_group = NULL;
-    w->start_n = 0;
+    w->pscw.start_group = NULL;
+    w->pscw.start_n = 0;
     remora_sync_end(w);
 
     for (int i = 0; i < n; i++)
@@ -173,25 +173,26 @@ int remora_complete(struct remora_win *w)
 /* Whether every origin of the current exposure epoch completed; closes it if so. */
 static int exposure_done(struct remora_win *w)
 {
-    uint64_t got = atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire);
-    if (got < w->completions_expected)
+    uint64_t got = atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire);
+    if (got < w->pscw.completions_expected)
         return 0;
-    w->post_open = 0;
-    free(w->post_group);
-    w->post_group = NULL;
-    w->post_n = 0;
+    w->pscw.post_open = 0;
+    free(w->pscw.post_group);
+    w->pscw.post_group = NULL;
+    w->pscw.post_n = 0;
     return 1;
 }
 
 int remora_wait(struct remora_win *w)
 {
     remora_sync_begin(w);
-    int open = w->post_open;
+    int open = w->pscw.post_open;
     remora_sync_end(w);
     if (!open)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post");
     REMORA_WAIT_UNTIL(remora_ctrl_bell(w, w->rank),
-                      atomic_load_explicit(&w->ctrl->pscw_complete, memory_order_acquire) >= w->completions_expected);
+                      atomic_load_explicit(&w->mem.ctrl->pscw_complete, memory_order_acquire) >=
+                          w->pscw.completions_expected);
     remora_sync_begin(w);
     exposure_done(w);
     remora_sync_end(w);
@@ -201,7 +202,7 @@ int remora_wait(struct remora_win *w)
 int remora_test(struct remora_win *w, int *flag)
 {
     remora_sync_begin(w);
-    if (!w->post_open) {
+    if (!w->pscw.post_open) {
         remora_sync_end(w);
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post");
     }

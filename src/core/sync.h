@@ -1,11 +1,40 @@
-/* The synchronisation calls of MPI RMA.  Each returns MPI_SUCCESS or an MPI
- * error class (with remora_err's detail); the front end raises it. */
+/* The synchronisation calls of MPI RMA, and each protocol's part of the
+ * window (struct remora_win.lock, .pscw, .fence).  Each call returns
+ * MPI_SUCCESS or an MPI error class (with remora_err's detail); the front end
+ * raises it.
+ *
+ * The window embeds the protocols' parts, so core/win.h includes this header
+ * and this header does not include it: callers include core/win.h. */
 #ifndef REMORA_CORE_SYNC_H
 #define REMORA_CORE_SYNC_H
 
-#include "core/win.h"
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "transport/transport.h"
+
+struct remora_win;
+struct remora_rank_state;
+struct remora_node_header;
+
+/* Each protocol's epoch state (apart from its _Atomic fields) changes under
+ * the window's sync_lock (remora_sync_begin), never held while waiting; the
+ * other protocols read it to refuse an epoch that would overlap. */
 
 /* passive target (lock.c) */
+struct remora_win_lock {
+    int all_held;                  /* lock_all: 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
+    int targets_held;              /* per-target locks held or being acquired                     */
+    /* REMORA_ALL_LOCK_ALL_NODE: the targets reached in this epoch
+     * (remora_rank_state.lock_all_next) */
+    struct remora_rank_state *_Atomic all_reached;
+    /* MPI_Win_shared_query gave the program another rank's memory (win.c): a
+     * lock_all on the node reaches every rank at once, not at its first RMA
+     * access */
+    _Atomic int peers_handed_out;
+};
+
 int remora_lock(struct remora_win *w, int lock_type, int target, int assert);
 int remora_unlock(struct remora_win *w, int target);
 int remora_lock_all(struct remora_win *w, int assert);
@@ -23,6 +52,22 @@ remora_status_t remora_flush_target(struct remora_win *w, int target);
 int remora_win_sync(struct remora_win *w);
 
 /* active target (fence.c, pscw.c) */
+/* PSCW (pscw.c); the counters it pairs with are in remora_ctrl and
+ * remora_rank_state.starts_toward. */
+struct remora_win_pscw {
+    int *start_group, start_n;     /* access epoch: its targets (window ranks), NULL when none */
+    int *post_group, post_n;       /* exposure epoch: its origins                              */
+    int post_open;
+    uint64_t completions_expected; /* cumulative group sizes of our posts                      */
+};
+
+/* Fence (fence.c): its epoch, and the node barrier of fence and MPI_Win_free
+ * (remora_win_barrier). */
+struct remora_win_fence {
+    int open;                            /* a fence opened an epoch that no NOSUCCEED closed */
+    struct remora_node_header *node_hdr; /* the barrier's words: the head of our node segment */
+};
+
 int remora_fence(struct remora_win *w, int assert);
 int remora_post(struct remora_win *w, MPI_Group group, int assert);
 int remora_start(struct remora_win *w, MPI_Group group, int assert);

@@ -103,8 +103,8 @@ static struct seg_head place_head(const struct remora_win *w, int m)
 {
     struct seg_head h;
     h.ctrl_start = round_up(sizeof(struct remora_node_header), REMORA_CACHELINE);
-    h.dyn_bytes = w->dyn_cap ? remora_dyn_table_bytes(w->dyn_cap) : 0;
-    h.dyn_start = round_up(h.ctrl_start + w->ctrl_stride * (size_t)m, PAGE);
+    h.dyn_bytes = w->dyn.cap ? remora_dyn_table_bytes(w->dyn.cap) : 0;
+    h.dyn_start = round_up(h.ctrl_start + w->mem.ctrl_stride * (size_t)m, PAGE);
     h.end = round_up(h.dyn_start + h.dyn_bytes * (size_t)m, PAGE);
     return h;
 }
@@ -133,7 +133,7 @@ static void place_group(const struct remora_win *w, const struct rank_info *ri, 
         struct remora_win_place *p = &pl[members[k]];
         p->k = k;
         p->leader = members[0];
-        p->ctrl = h.ctrl_start + w->ctrl_stride * (size_t)k;
+        p->ctrl = h.ctrl_start + w->mem.ctrl_stride * (size_t)k;
         p->dyn = h.dyn_start + h.dyn_bytes * (size_t)k;
         p->data = 0;
         if (data_in_segment(w)) {
@@ -151,14 +151,14 @@ static size_t place_uniform(struct remora_win *w, int n)
 {
     struct seg_head h = place_head(w, n);
     size_t sz = (size_t)w->size;
-    w->ctrl_start = h.ctrl_start;
-    w->dyn_start = h.dyn_start;
-    w->dyn_bytes = h.dyn_bytes;
+    w->mem.ctrl_start = h.ctrl_start;
+    w->mem.dyn_start = h.dyn_start;
+    w->mem.dyn_bytes = h.dyn_bytes;
     if (!data_in_segment(w))
         return h.end;
-    w->data_start = place_data(w, h.end, sz);
-    w->data_stride = place_data(w, w->data_start + sz, sz) - w->data_start; /* data_start is aligned */
-    return w->data_start + w->data_stride * (size_t)(n - 1) + sz;
+    w->mem.data_start = place_data(w, h.end, sz);
+    w->mem.data_stride = place_data(w, w->mem.data_start + sz, sz) - w->mem.data_start; /* data_start is aligned */
+    return w->mem.data_start + w->mem.data_stride * (size_t)(n - 1) + sz;
 }
 
 /* Every rank's place, group by group. */
@@ -206,24 +206,24 @@ static int place_ranks(struct remora_win *w, const struct rank_info *ri, struct 
     }
     w->node_rank = pl[me].k;
     struct seg_head h = place_head(w, w->node_size);
-    w->ctrl_start = h.ctrl_start;
-    w->dyn_start = h.dyn_start;
-    w->dyn_bytes = h.dyn_bytes;
+    w->mem.ctrl_start = h.ctrl_start;
+    w->mem.dyn_start = h.dyn_start;
+    w->mem.dyn_bytes = h.dyn_bytes;
     *out = pl;
     return MPI_SUCCESS;
 }
 
 /* Segment, control blocks and how every rank is reached, from ri, or computed
- * with w->lazy_ranks (ri NULL).  Collective; the same result everywhere. */
+ * with w->mem.lazy_ranks (ri NULL).  Collective; the same result everywhere. */
 static int build_memory(struct remora_win *w, const struct rank_info *ri, void *user_base)
 {
     int n = w->comm_size, me = w->rank, leader = 0, rc;
-    w->ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
+    w->mem.ctrl_stride = round_up(sizeof(struct remora_ctrl) + sizeof(uint64_t) * (size_t)n, REMORA_CACHELINE);
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        w->dyn_cap = (uint32_t)remora_ctx.config.dyn_regions;
+        w->dyn.cap = (uint32_t)remora_ctx.config.dyn_regions;
     struct remora_win_place *pl = NULL;
     size_t seg_size;
-    if (w->lazy_ranks) {
+    if (w->mem.lazy_ranks) {
         seg_size = place_uniform(w, n);
         w->node_rank = me;
         w->node_size = n;
@@ -239,18 +239,18 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
         free(pl);
         return remora_err(MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared over processes that cannot share memory");
     }
-    rc = remora_segment_create(w->comm, leader, w->node_size, seg_size, &w->seg);
+    rc = remora_segment_create(w->comm, leader, w->node_size, seg_size, &w->mem.seg);
     if (rc != MPI_SUCCESS) {
         free(pl);
         return remora_err(rc, "no memory for the window's segment (%zu bytes)", seg_size);
     }
-    char *seg = w->seg.addr;
-    w->node_hdr = (struct remora_node_header *)seg;
-    w->ctrl = (struct remora_ctrl *)(seg + w->ctrl_start + w->ctrl_stride * (size_t)w->node_rank);
-    if (w->dyn_cap) {
-        w->dyn_tables = seg + w->dyn_start;
+    char *seg = w->mem.seg.addr;
+    w->fence.node_hdr = (struct remora_node_header *)seg;
+    w->mem.ctrl = (struct remora_ctrl *)(seg + w->mem.ctrl_start + w->mem.ctrl_stride * (size_t)w->node_rank);
+    if (w->dyn.cap) {
+        w->dyn.tables = seg + w->mem.dyn_start;
         for (int k = 0; k < w->node_size; k++)
-            ((struct remora_dyn_table *)(seg + w->dyn_start + w->dyn_bytes * (size_t)k))->cap = w->dyn_cap;
+            ((struct remora_dyn_table *)(seg + w->mem.dyn_start + w->mem.dyn_bytes * (size_t)k))->cap = w->dyn.cap;
     }
     rc = remora_win_reach_build(w, pl, user_base);
     if (rc == MPI_SUCCESS && w->flavor == MPI_WIN_FLAVOR_CREATE)
@@ -309,8 +309,8 @@ static struct remora_win *win_alloc(int n)
         return NULL;
     for (int r = 0; r < n; r++)
         atomic_init(&w->ranks[r], &remora_rank_unmade);
-    pthread_mutex_init(&w->ranks_lock, NULL);
-    pthread_mutex_init(&w->dyn_lock, NULL);
+    pthread_mutex_init(&w->mem.ranks_lock, NULL);
+    pthread_mutex_init(&w->dyn.lock, NULL);
     w->group = MPI_GROUP_NULL;
     w->info = MPI_INFO_NULL;
     w->comm = MPI_COMM_NULL;
@@ -327,7 +327,7 @@ void remora_win_release_memory(struct remora_win *w)
 {
     remora_dyn_free(w);
     remora_win_reach_free(w);
-    remora_segment_destroy(&w->seg);
+    remora_segment_destroy(&w->mem.seg);
 }
 
 /* Undo what creation or use built, in reverse; local. */
@@ -341,10 +341,10 @@ static void win_release(struct remora_win *w)
     if (w->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&w->comm);
     remora_errh_release(&w->errh);
-    pthread_mutex_destroy(&w->dyn_lock);
-    pthread_mutex_destroy(&w->ranks_lock);
-    free(w->start_group);
-    free(w->post_group);
+    pthread_mutex_destroy(&w->dyn.lock);
+    pthread_mutex_destroy(&w->mem.ranks_lock);
+    free(w->pscw.start_group);
+    free(w->pscw.post_group);
     w->magic = 0;
     free(w);
 }
@@ -387,8 +387,8 @@ int remora_win_create(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, M
         PMPI_Info_create(&w->info);
     remora_win_apply_hints(w);
 
-    w->lazy_ranks = flavor != MPI_WIN_FLAVOR_CREATE && uniform_on_node(w); /* create: every rank has its own key */
-    if (w->lazy_ranks) {
+    w->mem.lazy_ranks = flavor != MPI_WIN_FLAVOR_CREATE && uniform_on_node(w); /* create: every rank has its own key */
+    if (w->mem.lazy_ranks) {
         rc = build_memory(w, NULL, user_base);
         note_machine_load(n);
     } else {
@@ -412,7 +412,7 @@ int remora_win_free(struct remora_win *w, int *released)
 {
     *released = 0;
     remora_sync_begin(w);
-    int busy = w->lock_all_held || w->locks_held || w->start_group || w->post_open;
+    int busy = w->lock.all_held || w->lock.targets_held || w->pscw.start_group || w->pscw.post_open;
     remora_sync_end(w);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");
@@ -497,6 +497,6 @@ int remora_win_shared_query(struct remora_win *w, int rank, MPI_Aint *size, int 
     *disp_unit = (int)p->disp_unit;
     *base = !mapped || base_hidden(w, (MPI_Aint)p->size) ? NULL : p->base;
     if (mapped && rank != w->rank) /* loads and stores that no RMA call checks (lock.c) */
-        atomic_store_explicit(&w->peers_handed_out, 1, memory_order_relaxed);
+        atomic_store_explicit(&w->lock.peers_handed_out, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }

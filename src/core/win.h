@@ -16,15 +16,16 @@
 #include <stdint.h>
 
 #include "core/attr.h"
+#include "core/dynamic.h"
 #include "core/errhandler.h"
 #include "core/type_table.h"
 #include "core/spinlock.h"
+#include "core/sync.h"
+#include "core/win_reach.h"
 #include "core/win_table.h"
 #include "runtime/doorbell.h"
 #include "runtime/segment.h"
 #include "transport/transport.h"
-
-struct remora_dyn_net;
 
 #define REMORA_CACHELINE 64
 
@@ -51,7 +52,7 @@ struct remora_peer {
 } __attribute__((aligned(64)));
 
 /* How this process reaches one rank of a window (rmems are views; the
- * unpacked originals are in remora_win.keys). */
+ * unpacked originals are in remora_win.mem.keys). */
 struct remora_reach {
     struct remora_rmem data; /* its window memory, the fastest way (unused: dynamic)        */
     struct remora_rmem amo;  /* the same memory in the window's atomicity domain            */
@@ -72,7 +73,7 @@ struct remora_rank_state {
     int world_rank;            /* its rank in MPI_COMM_WORLD                  */
     int node_rank;             /* its place in our node segment, or -1        */
     _Atomic uint8_t lock_state; /* enum remora_lock_state (| 0x80: MPI_MODE_NOCHECK) */
-    struct remora_rank_state *lock_all_next; /* remora_win.lock_all_reached's list */
+    struct remora_rank_state *lock_all_next; /* remora_win.lock.all_reached's list */
 };
 
 enum { REMORA_RANK_CHUNK = 8 };
@@ -113,7 +114,7 @@ struct remora_ctrl {
 #define REMORA_CTRL_BELL offsetof(struct remora_ctrl, bell)
 #define REMORA_CTRL_PSCW_POST(i) (offsetof(struct remora_ctrl, pscw_post) + (size_t)(i) * sizeof(uint64_t))
 
-/* Node-wide words of a window's segment (the shared-memory fence barrier). */
+/* Node-wide words of a window's segment (the shared-memory fence barrier; remora_win.fence.node_hdr). */
 struct remora_node_header {
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_arrived;
     _Alignas(REMORA_CACHELINE) _Atomic uint64_t barrier_generation;
@@ -142,6 +143,18 @@ enum {
     REMORA_ALL_PASSIVE = REMORA_ALL_LOCK_ALL | REMORA_ALL_LOCK_ALL_NODE /* a lock_all epoch */
 };
 
+/* The window.  The fast path's fields come first and the rank index last.
+ * Each protocol's state is a part declared in the header of the file that
+ * implements it (the other protocols read it to check epochs):
+ *   mem    core/win_reach.h  the node segment and its layout (win.c lays it
+ *                            out), registrations, keys, making ranks (win_reach.c)
+ *   dyn    core/dynamic.h    dynamic windows' region tables (dynamic.c)
+ *   lock   core/sync.h       passive target (lock.c)
+ *   pscw   core/sync.h       post/start/complete/wait (pscw.c)
+ *   fence  core/sync.h       fence and the node barrier (fence.c)
+ *   attr   core/attr.h       attributes (attr.c)
+ * What many files use stays here: identity, the node, the epoch bookkeeping,
+ * hints, the user-visible properties. */
 struct remora_win {
     /* read by every RMA call */
     uint32_t magic;                 /* REMORA_WIN_MAGIC while alive                  */
@@ -171,57 +184,31 @@ struct remora_win {
     int disp_unit;
     int model;                      /* MPI_WIN_UNIFIED                                */
 
-    /* memory */
-    MPI_Comm node_comm;             /* this window's processes in my protocol domain  */
-    int node_rank, node_size;
-    int node_all;                   /* the whole window is in node_comm               */
-    struct remora_segment seg;      /* node segment: header, control blocks, data     */
-    struct remora_node_header *node_hdr;
-    struct remora_ctrl *ctrl;       /* mine                                           */
-    size_t ctrl_stride;
-    int shared_noncontig;
-    /* Ranks are made on first use (remora_rank_state), their places computed:
-     * rank k's control block at ctrl_start + k * ctrl_stride of the segment,
-     * region table at dyn_start + k * dyn_bytes, data at data_start + k * data_stride. */
-    int lazy_ranks;
-    size_t ctrl_start, dyn_start, dyn_bytes, data_start, data_stride;
-    pthread_mutex_t ranks_lock;     /* serialises making ranks                        */
-    struct remora_mem_reg seg_reg, data_reg; /* ours: the segment, the user memory (create) */
-    struct remora_rmem *keys;       /* every rank's unpacked keys (none with lazy_ranks) */
-    int nkeys;
-    void *dyn_tables;               /* dynamic windows: region tables of the node (dynamic.c) */
-    uint32_t dyn_cap;               /* regions per table                                      */
-    pthread_mutex_t dyn_lock;       /* serialises our own attach/detach                       */
-    struct remora_dyn_net *dyn_net; /* region keys and caches (dynamic.c)                     */
+    /* memory: our segment group, the window's ranks on our node (for
+     * MPI_Win_allocate_shared, those that share memory with us) */
+    int node_rank, node_size;       /* our place in the group, its size               */
+    int node_all;                   /* the whole window is in the group               */
+    int shared_noncontig;           /* MPI_Win_allocate_shared's alloc_shared_noncontig */
+    struct remora_win_mem mem;      /* segment, layout, reach (core/win_reach.h)      */
+    struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)               */
 
     /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
      * never held while waiting */
     remora_spinlock sync_lock;
     int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
-    int fence_open;                 /* a fence opened an epoch that no NOSUCCEED closed */
     _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
-    int lock_all_held;              /* 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
-    int locks_held;                 /* per-target locks held or being acquired          */
-    /* LOCK_ALL_NODE: the targets reached in this epoch (remora_rank_state.lock_all_next) */
-    struct remora_rank_state *_Atomic lock_all_reached;
-    /* MPI_Win_shared_query gave the program another rank's memory: a lock_all
-     * on the node reaches every rank at once, not at its first RMA access */
-    _Atomic int peers_handed_out;
-    int *start_group; int start_n;  /* PSCW access epoch (window ranks)                  */
-    int *post_group; int post_n;    /* PSCW exposure epoch                              */
-    int post_open;
-    uint64_t completions_expected;  /* cumulative group sizes of our posts               */
+    struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)           */
+    struct remora_win_pscw pscw;    /* PSCW (core/sync.h, pscw.c)                     */
+    struct remora_win_fence fence;  /* fence, node barrier (core/sync.h, fence.c)     */
 
     /* hints (MPI_Win_create info, MPI_Win_set_info) */
     int acc_ordered;                /* accumulate_ordering is not "none"                 */
 
-    /* user-visible properties */
-    struct remora_errh errh;
-    struct remora_attr *attrs;
+    /* user-visible properties (MPI_Win_set_errhandler, _name, _info: mpi/win_props.c) */
+    struct remora_errh errh;        /* errors are raised on it (errhandler.c)         */
     char name[MPI_MAX_OBJECT_NAME];
-    MPI_Info info;                  /* hints as set by the user (host info object)       */
-    MPI_Aint attr_size;             /* values the predefined attributes point to        */
-    int attr_disp_unit, attr_flavor, attr_model;
+    MPI_Info info;                  /* hints as set by the user (host info object)    */
+    struct remora_win_attrs attr;   /* attributes (core/attr.h, attr.c)               */
 
     /* [comm_size], read by every RMA call: each rank's state,
      * &remora_rank_unmade until made.  The states live in chunks of

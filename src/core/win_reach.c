@@ -13,24 +13,25 @@
  * it (peer.acc_atomic, agreed by all), so an element is never updated both
  * with atomics and under the accumulate lock.
  *
- * With w->lazy_ranks every rank is on our node and in our segment, so its
+ * With w->mem.lazy_ranks every rank is on our node and in our segment, so its
  * rmems are addresses there, computed when the rank is first used; no key is
  * exchanged. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/status.h"
+#include "core/win.h"
 #include "core/win_reach.h"
 #include "runtime/bootstrap.h"
 
 /* Our keys, back to back: [segment key length][data key length][keys]. */
 static int exchange_keys(struct remora_win *w, char **all, size_t **offs, size_t **lens)
 {
-    uint32_t hdr[2] = {(uint32_t)w->seg_reg.packed_len, (uint32_t)w->data_reg.packed_len};
+    uint32_t hdr[2] = {(uint32_t)w->mem.seg_reg.packed_len, (uint32_t)w->mem.data_reg.packed_len};
     char buf[sizeof hdr + 2 * REMORA_KEY_MAX];
     memcpy(buf, hdr, sizeof hdr);
-    memcpy(buf + sizeof hdr, w->seg_reg.packed, hdr[0]);
-    memcpy(buf + sizeof hdr + hdr[0], w->data_reg.packed, hdr[1]);
+    memcpy(buf + sizeof hdr, w->mem.seg_reg.packed, hdr[0]);
+    memcpy(buf + sizeof hdr + hdr[0], w->mem.data_reg.packed, hdr[1]);
     return remora_boot_allgatherv(w->comm, buf, sizeof hdr + hdr[0] + hdr[1], all, offs, lens);
 }
 
@@ -57,8 +58,9 @@ static remora_status_t reach_rank(struct remora_win *w, int r, struct remora_ran
     struct remora_reach *x = &s->reach;
     int proc = p->world_rank, on_node = p->node_rank >= 0;
     remora_status_t st = REMORA_OK;
-    struct remora_rmem *key = w->keys ? &w->keys[3 * r] : NULL; /* seg over the network, data, data over the network */
-    char *seg = w->seg.addr;
+    /* its keys: seg over the network, data, data over the network */
+    struct remora_rmem *key = w->mem.keys ? &w->mem.keys[3 * r] : NULL;
+    char *seg = w->mem.seg.addr;
     s->world_rank = proc;
     s->node_rank = p->node_rank;
     if (w->spans_nodes)
@@ -109,14 +111,14 @@ static struct remora_rank_chunk *new_chunk(void)
     return c;
 }
 
-/* Rank r's place with w->lazy_ranks: the window's rank r is member r of our segment. */
+/* Rank r's place with w->mem.lazy_ranks: the window's rank r is member r of our segment. */
 static struct remora_win_place lazy_place(const struct remora_win *w, int r, int world_rank)
 {
     struct remora_win_place p = {.k = r, .leader = 0, .node_rank = r, .world_rank = world_rank,
                                  .size = (uint64_t)w->size, .disp_unit = (uint32_t)w->disp_unit};
-    p.ctrl = w->ctrl_start + w->ctrl_stride * (size_t)r;
-    p.dyn = w->dyn_start + w->dyn_bytes * (size_t)r;
-    p.data = w->data_start + w->data_stride * (size_t)r;
+    p.ctrl = w->mem.ctrl_start + w->mem.ctrl_stride * (size_t)r;
+    p.dyn = w->mem.dyn_start + w->mem.dyn_bytes * (size_t)r;
+    p.data = w->mem.data_start + w->mem.data_stride * (size_t)r;
     return p;
 }
 
@@ -140,10 +142,10 @@ struct remora_rank_state remora_rank_unmade;
 struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
 {
     int first = r / REMORA_RANK_CHUNK * REMORA_RANK_CHUNK, n = chunk_ranks(w, first);
-    pthread_mutex_lock(&w->ranks_lock);
+    pthread_mutex_lock(&w->mem.ranks_lock);
     struct remora_rank_state *s = remora_rank_known(w, r);
     struct remora_rank_chunk *c;
-    if (!s && w->lazy_ranks && (c = new_chunk())) {
+    if (!s && w->mem.lazy_ranks && (c = new_chunk())) {
         int mine[REMORA_RANK_CHUNK], world[REMORA_RANK_CHUNK];
         MPI_Group group, world_group;
         for (int i = 0; i < n; i++)
@@ -160,7 +162,7 @@ struct remora_rank_state *remora_rank_make(struct remora_win *w, int r)
         publish_chunk(w, c, first, n);
         s = &c->rank[r - first];
     }
-    pthread_mutex_unlock(&w->ranks_lock);
+    pthread_mutex_unlock(&w->mem.ranks_lock);
     return s;
 }
 
@@ -168,17 +170,17 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
 {
     int n = w->comm_size;
     remora_status_t st = REMORA_OK;
-    if (w->lazy_ranks) /* nothing to register or exchange: ranks are made on first use */
+    if (w->mem.lazy_ranks) /* nothing to register or exchange: ranks are made on first use */
         return remora_rank(w, w->rank) ? MPI_SUCCESS : remora_err(MPI_ERR_NO_MEM, "window of %d ranks", n);
     if (w->spans_nodes && !remora_ok((st = remora_net_wireup(w->comm))))
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
-        st = remora_mem_register(w->seg.addr, w->seg.size, 1, &w->seg_reg);
+        st = remora_mem_register(w->mem.seg.addr, w->mem.seg.size, 1, &w->mem.seg_reg);
     if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE) /* peers on the node map what they can */
         st = remora_mem_register(user_base, (size_t)w->size,
                                  (w->spans_nodes ? REMORA_REG_NET : 0) |
-                                     (w->node_size > 1 && w->seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
-                                 &w->data_reg);
+                                     (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
+                                 &w->mem.data_reg);
     if (!remora_boot_agree(w->comm, remora_ok(st)))
         return !remora_ok(st) ? remora_status_err(st, "registering the window's memory")
                                : remora_err(MPI_ERR_NO_MEM, "another process could not register its window memory");
@@ -191,10 +193,10 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
             publish_chunk(w, chunk, first, chunk_ranks(w, first));
         made &= chunk != NULL;
     }
-    w->keys = calloc(3 * (size_t)n, sizeof *w->keys);
-    if (!remora_boot_agree(w->comm, made && w->keys != NULL) || exchange_keys(w, &all, &offs, &lens) != MPI_SUCCESS)
+    w->mem.keys = calloc(3 * (size_t)n, sizeof *w->mem.keys);
+    if (!remora_boot_agree(w->comm, made && w->mem.keys != NULL) || exchange_keys(w, &all, &offs, &lens) != MPI_SUCCESS)
         return remora_err(MPI_ERR_NO_MEM, "exchanging the window's keys");
-    w->nkeys = 3 * n;
+    w->mem.nkeys = 3 * n;
     for (int r = 0; r < n && remora_ok(st); r++) {
         uint32_t hdr[2];
         memcpy(hdr, all + offs[r], sizeof hdr);
@@ -229,13 +231,13 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
 
 void remora_win_reach_free(struct remora_win *w)
 {
-    for (int i = 0; w->keys && i < w->nkeys; i++)
-        remora_rmem_release(&w->keys[i]);
-    free(w->keys);
-    w->keys = NULL;
-    w->nkeys = 0;
-    remora_mem_deregister(&w->seg_reg);
-    remora_mem_deregister(&w->data_reg);
+    for (int i = 0; w->mem.keys && i < w->mem.nkeys; i++)
+        remora_rmem_release(&w->mem.keys[i]);
+    free(w->mem.keys);
+    w->mem.keys = NULL;
+    w->mem.nkeys = 0;
+    remora_mem_deregister(&w->mem.seg_reg);
+    remora_mem_deregister(&w->mem.data_reg);
     /* a chunk's first rank's state is where the chunk begins */
     for (int first = 0; first < w->comm_size; first += REMORA_RANK_CHUNK)
         free(remora_rank_known(w, first));
