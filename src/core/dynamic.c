@@ -112,10 +112,7 @@ static int register_region(struct remora_win *w, void *base, size_t size, struct
     if (!d)
         return remora_err(MPI_ERR_NO_MEM, "a dynamic window's region state");
     struct remora_mem_reg reg;
-    remora_status_t st = remora_mem_register(base, size,
-                                             (w->spans_nodes ? REMORA_REG_NET : 0) |
-                                                 (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
-                                             &reg);
+    remora_status_t st = remora_mem_register(base, size, remora_win_user_memory_flags(w), &reg);
     if (!remora_ok(st))
         return remora_status_err(st, "registering the region");
     memcpy(v->key, reg.packed, reg.packed_len);

@@ -253,6 +253,15 @@ static inline int remora_epoch_allows(const struct remora_win *w, const struct r
             atomic_load_explicit(&p->access, memory_order_relaxed)) != 0;
 }
 
+/* How memory the program brings (MPI_Win_create, MPI_Win_attach) is
+ * registered (REMORA_REG_*): with the network when the window spans nodes;
+ * its whole pages moved into shared memory when peers on the node can map
+ * them (runtime/shared_pages.h). */
+static inline int remora_win_user_memory_flags(const struct remora_win *w)
+{
+    return (w->spans_nodes ? REMORA_REG_NET : 0) | (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0);
+}
+
 /* Is a passive-target epoch open toward target state s (a lock_all, or a lock
  * of it; s NULL: never used)?  Flushes and request-based operations need one. */
 static inline int remora_passive_toward(const struct remora_win *w, const struct remora_rank_state *s)

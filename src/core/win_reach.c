@@ -176,11 +176,8 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
         st = remora_mem_register(w->mem.seg.addr, w->mem.seg.size, 1, &w->mem.seg_reg);
-    if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE) /* peers on the node map what they can */
-        st = remora_mem_register(user_base, (size_t)w->size,
-                                 (w->spans_nodes ? REMORA_REG_NET : 0) |
-                                     (w->node_size > 1 && w->mem.seg.fd_passing ? REMORA_REG_SHARE_PAGES : 0),
-                                 &w->mem.data_reg);
+    if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE)
+        st = remora_mem_register(user_base, (size_t)w->size, remora_win_user_memory_flags(w), &w->mem.data_reg);
     if (!remora_boot_agree(w->comm, remora_ok(st)))
         return !remora_ok(st) ? remora_status_err(st, "registering the window's memory")
                                : remora_err(MPI_ERR_NO_MEM, "another process could not register its window memory");
