@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,14 +25,16 @@ static struct shared *shared;
 static int nshared, cap_shared;
 static uint32_t next_serial;
 
-/* Whether every mapping that covers [lo, hi) is private anonymous memory of
- * ours: read-write, not shared, no file, not the main stack, no huge pages
- * (/proc/self/maps: "start-end rw-p offset dev inode [name]"). */
-static int private_anonymous(uintptr_t lo, uintptr_t hi)
+/* Whether every mapping that covers [lo, hi) is, with inode 0, private
+ * anonymous memory of ours: read-write, not shared, no file, not the main
+ * stack, no huge pages; else the shared mapping of the file with that inode
+ * (/proc/self/maps: "start-end perms offset dev inode [name]").  1 or 0; -1
+ * when the maps cannot be read. */
+static int mapped_as(uintptr_t lo, uintptr_t hi, unsigned long file)
 {
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
-        return 0;
+        return -1;
     char line[512];
     uintptr_t covered = lo;
     int ok = 1;
@@ -43,7 +46,8 @@ static int private_anonymous(uintptr_t lo, uintptr_t hi)
             continue;
         if (end <= covered || start >= hi)
             continue;
-        ok = start <= covered && strcmp(perms, "rw-p") == 0 && inode == 0 && (!name[0] || !strcmp(name, "[heap]"));
+        ok = start <= covered && inode == file &&
+             (file ? !strcmp(perms, "rw-s") : !strcmp(perms, "rw-p") && (!name[0] || !strcmp(name, "[heap]")));
         covered = end;
     }
     fclose(f);
@@ -81,11 +85,19 @@ static int move_into_file(uintptr_t lo, uintptr_t hi)
     return -1;
 }
 
-/* Moves [lo, hi) back into private anonymous memory; 0 when it cannot (the
- * pages stay shared, which is still correct memory). */
-static int move_back(uintptr_t lo, uintptr_t hi)
+/* Moves [lo, hi), the file fd's pages, back into private anonymous memory:
+ * 1; 0 when it cannot (the pages stay shared, which is still correct
+ * memory); -1 when it need not: the program has unmapped or replaced them
+ * already (freed its memory before the window, which a large free() does
+ * with munmap). */
+static int move_back(uintptr_t lo, uintptr_t hi, int fd)
 {
     size_t len = hi - lo;
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if (mapped_as(lo, hi, (unsigned long)st.st_ino) == 0)
+        return -1;
     void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (copy == MAP_FAILED)
         return 0;
@@ -129,7 +141,7 @@ int remora_pages_share(void *base, size_t size, struct remora_pool_ref *ref)
     if (s) { /* another window's pages: the same ones, or none (no partial overlap) */
         ok = s->lo == lo && s->hi == hi;
         s->refs += ok;
-    } else if (private_anonymous(lo, hi)) {
+    } else if (mapped_as(lo, hi, 0) == 1) {
         if (nshared == cap_shared) {
             struct shared *more = realloc(shared, sizeof *shared * (size_t)(cap_shared * 2 + 8));
             if (more)
@@ -151,17 +163,6 @@ int remora_pages_share(void *base, size_t size, struct remora_pool_ref *ref)
     return ok;
 }
 
-int remora_pages_find(const void *base, size_t size, struct remora_pool_ref *ref)
-{
-    uintptr_t lo = (uintptr_t)base, hi = lo + size;
-    pthread_mutex_lock(&remora_ctx.lock);
-    const struct shared *s = size ? overlapping(lo, hi) : NULL;
-    if (s)
-        ref_of(s, ref);
-    pthread_mutex_unlock(&remora_ctx.lock);
-    return s != NULL;
-}
-
 void remora_pages_unshare(void *base, size_t size)
 {
     uintptr_t lo, hi;
@@ -169,7 +170,7 @@ void remora_pages_unshare(void *base, size_t size)
     pthread_mutex_lock(&remora_ctx.lock);
     struct shared *s = overlapping(lo, hi);
     if (s && --s->refs == 0) {
-        if (move_back(s->lo, s->hi)) /* and the file's pages go, though peers may still map it (see above) */
+        if (move_back(s->lo, s->hi, s->fd)) /* the file's pages go, though peers may still map it */
             (void)!ftruncate(s->fd, 0);
         else
             remora_log(REMORA_LOG_INFO, "window pages at %p stay in shared memory after MPI_Win_free", (void *)s->lo);

@@ -30,8 +30,6 @@
  * already by another window (counted); 1 when some are (*ref: where, as a
  * peer maps them), 0 when none can be.  Local. */
 int remora_pages_share(void *base, size_t size, struct remora_pool_ref *ref);
-/* 1 and *ref when [base, base + size) overlaps pages made shared here. */
-int remora_pages_find(const void *base, size_t size, struct remora_pool_ref *ref);
 /* Undoes one remora_pages_share of [base, base + size) (that returned 1):
  * the pages go back to private memory when no other window holds them. */
 void remora_pages_unshare(void *base, size_t size);

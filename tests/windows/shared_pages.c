@@ -10,6 +10,8 @@
  *     (two windows over one range, a third over part of it); nothing shared
  *     is left mapped anywhere at the end;
  *   - MPI_Win_shared_query gives a peer's memory only when all of it is mapped;
+ *   - a program that unmaps the memory before freeing the window (erroneous)
+ *     does not crash MPI_Win_free;
  *   - while windows are made and freed, another thread that reads the window
  *     never sees other bytes, and one that keeps writing the neighbours on
  *     the end pages loses no write.
@@ -19,6 +21,7 @@
  * K: ranks per node as the job was started (0: all on one node); pages are
  * expected shared when another rank is on this rank's node, unless
  * --expect-shared 0 (REMORA_SHARE_WINDOW_PAGES=0). */
+#define _GNU_SOURCE /* memfd_create */
 #include "mtest.h"
 
 #include <pthread.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static size_t page;
@@ -288,6 +292,36 @@ static void twice(void) {
   free(buf);
 }
 
+/* A program that unmaps its window memory before freeing the window (as a
+ * large free() does) and maps something else there, a shared file: erroneous,
+ * but MPI_Win_free must leave what is there now alone (moving "its" pages
+ * back would replace the file's mapping by a private copy). */
+static void unmapped_first(void) {
+  mtest_set_context("memory unmapped before MPI_Win_free");
+  size_t len = 4 * page;
+  unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  MTEST_ASSERT(mem != MAP_FAILED, "mmap");
+  memset(mem, 7, len);
+  MPI_Win win;
+  MTEST_MPI(MPI_Win_create(mem, (MPI_Aint)len, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MTEST_CHECK(in_shared_pages(mem) == (expect_shared && peer_on_node()), "an mmap'ed window's pages");
+  MPI_Barrier(MPI_COMM_WORLD);
+  munmap(mem, len);
+  int fd = memfd_create("shared_pages-test", MFD_CLOEXEC);
+  MTEST_ASSERT(fd >= 0 && ftruncate(fd, (off_t)len) == 0, "memfd");
+  unsigned char *again = mmap(mem, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+  unsigned char *other = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  MTEST_ASSERT(other != MAP_FAILED, "mmap of the test's file");
+  MTEST_MPI(MPI_Win_free(&win));
+  if (again == mem) { /* else the place was taken meanwhile: nothing to check there */
+    again[len - 1] = 42;
+    MTEST_EQ(other[len - 1], 42, "the program's file mapping where the window was, after MPI_Win_free");
+    munmap(again, len);
+  }
+  munmap(other, len);
+  close(fd);
+}
+
 /* Threads that do not call MPI: one reads the window, one writes the
  * neighbours on its end pages, while the main thread makes and frees it. */
 struct busy {
@@ -352,6 +386,7 @@ int main(int argc, char **argv) {
   dynamic();
   whole_pages();
   twice();
+  unmapped_first();
   concurrent();
   MPI_Barrier(MPI_COMM_WORLD);
   MTEST_EQ(any_shared_pages(), 0, "shared window mappings left after every window was freed");
