@@ -175,7 +175,7 @@ int remora_win_reach_build(struct remora_win *w, const struct remora_win_place *
     if (w->spans_nodes && !remora_ok((st = remora_net_wireup(w->comm))))
         return remora_status_err(st, "connecting the window's processes");
     if (w->spans_nodes)
-        st = remora_mem_register(w->mem.seg.addr, w->mem.seg.size, 1, &w->mem.seg_reg);
+        st = remora_mem_register(w->mem.seg.addr, w->mem.seg.size, REMORA_REG_NET, &w->mem.seg_reg);
     if (remora_ok(st) && w->flavor == MPI_WIN_FLAVOR_CREATE)
         st = remora_mem_register(user_base, (size_t)w->size, remora_win_user_memory_flags(w), &w->mem.data_reg);
     if (!remora_boot_agree(w->comm, remora_ok(st)))

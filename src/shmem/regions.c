@@ -28,7 +28,7 @@ remora_status_t remora_shmem_region_publish(struct remora_shmem_region *r, void 
     r->len = len;
     r->fast = calloc((size_t)n, sizeof *r->fast);
     r->atom = calloc((size_t)n, sizeof *r->atom);
-    remora_status_t st = r->fast && r->atom ? remora_mem_register(base, len, remora_shmem.use_net, &r->reg) : REMORA_ERR_NO_MEM;
+    remora_status_t st = r->fast && r->atom ? remora_mem_register(base, len, remora_shmem.use_net ? REMORA_REG_NET : 0, &r->reg) : REMORA_ERR_NO_MEM;
     if (!remora_boot_agree(remora_shmem.comm, remora_ok(st)))
         goto fail;
 
