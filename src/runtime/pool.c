@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/context.h"
+#include "runtime/grow.h"
 #include "runtime/log.h"
 #include "runtime/pool.h"
 #include "runtime/segment.h"
@@ -18,27 +19,12 @@
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-static int grow(void **v, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    int c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*v, (size_t)c * elem);
-    if (!p)
-        return 0;
-    *v = p;
-    *cap = c;
-    return 1;
-}
-
 static struct remora_pool_chunk *new_chunk(struct remora_pool *pool, size_t want)
 {
     size_t size = want > CHUNK ? round_up(want, HUGE_ALIGN) : CHUNK;
     if (pool->reserved + size > (size_t)remora_ctx.config.shm_pool_mib << 20)
         return NULL;
-    if (!grow((void **)&pool->chunks, &pool->cap_chunks, pool->nchunks + 1, sizeof *pool->chunks))
+    if (!remora_grow((void **)&pool->chunks, &pool->cap_chunks, pool->nchunks + 1, sizeof *pool->chunks))
         return NULL;
     int fd = memfd_create("remora-alloc-mem", MFD_CLOEXEC);
     if (fd < 0)
@@ -52,7 +38,7 @@ static struct remora_pool_chunk *new_chunk(struct remora_pool *pool, size_t want
     }
     struct remora_pool_chunk *c = &pool->chunks[pool->nchunks];
     *c = (struct remora_pool_chunk){addr, size, fd, (uint32_t)pool->nchunks, NULL, 0, 0};
-    if (!grow((void **)&c->free, &c->cap_free, 1, sizeof *c->free)) {
+    if (!remora_grow((void **)&c->free, &c->cap_free, 1, sizeof *c->free)) {
         munmap(addr, size);
         close(fd);
         return NULL;
@@ -102,7 +88,7 @@ void *remora_pool_alloc(size_t size)
     size = round_up(size ? size : 1, ALIGN);
     pthread_mutex_lock(&remora_ctx.lock);
     char *p = NULL;
-    if (grow((void **)&pool->live, &pool->cap_live, pool->nlive + 1, sizeof *pool->live)) {
+    if (remora_grow((void **)&pool->live, &pool->cap_live, pool->nlive + 1, sizeof *pool->live)) {
         for (int i = 0; i < pool->nchunks && !p; i++) {
             long off = take(&pool->chunks[i], size);
             if (off >= 0)
@@ -149,7 +135,7 @@ static void give_back(struct remora_pool_chunk *c, uint64_t off, uint64_t size)
     } else if (merge_next) {
         c->free[i].off = off;
         c->free[i].size += size;
-    } else if (grow((void **)&c->free, &c->cap_free, c->nfree + 1, sizeof *c->free)) {
+    } else if (remora_grow((void **)&c->free, &c->cap_free, c->nfree + 1, sizeof *c->free)) {
         memmove(&c->free[i + 1], &c->free[i], sizeof *c->free * (size_t)(c->nfree - i));
         c->free[i] = (struct remora_pool_span){off, size};
         c->nfree++;
@@ -190,12 +176,9 @@ char *remora_pool_map_peer(pid_t pid, const struct remora_pool_ref *ref)
     for (int i = 0; i < pool->npeers && !addr; i++)
         if (pool->peers[i].pid == pid && pool->peers[i].serial == ref->serial)
             addr = pool->peers[i].addr;
-    if (!addr && grow((void **)&pool->peers, &pool->cap_peers, pool->npeers + 1, sizeof *pool->peers)) {
-        int fd = remora_fetch_peer_fd(pid, ref->fd);
-        void *m = fd >= 0 ? mmap(NULL, ref->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-        if (fd >= 0)
-            close(fd);
-        if (m != MAP_FAILED) {
+    if (!addr && remora_grow((void **)&pool->peers, &pool->cap_peers, pool->npeers + 1, sizeof *pool->peers)) {
+        void *m = remora_map_peer_fd(pid, ref->fd, ref->chunk_size);
+        if (m) {
             addr = m;
             pool->peers[pool->npeers++] = (struct remora_peer_chunk){pid, ref->serial, addr, ref->chunk_size};
         } else {

@@ -45,6 +45,18 @@ static void *map_fd(int fd, size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+void *remora_map_peer_fd(pid_t pid, int fd, size_t size)
+{
+    int mine = remora_fetch_peer_fd(pid, fd);
+    if (mine < 0)
+        return NULL;
+    void *p = map_fd(mine, size);
+    int e = errno;
+    close(mine);
+    errno = e;
+    return p;
+}
+
 /* Creator side: an fd of `size` bytes, by memfd or else (or when REMORA_SHM=
  * posix asks) by a POSIX name, unlinked as soon as every member holds it. */
 static int create_fd(size_t size, struct share_msg *msg)

@@ -33,6 +33,9 @@ void remora_segment_destroy(struct remora_segment *seg);
 /* This process's copy of file descriptor fd of process pid (pidfd_getfd,
  * else /proc/<pid>/fd), or -1. */
 int remora_fetch_peer_fd(pid_t pid, int fd);
+/* The first size bytes of the file behind process pid's fd, mapped shared
+ * here (the copy of the fd closed again), or NULL (errno says why). */
+void *remora_map_peer_fd(pid_t pid, int fd, size_t size);
 
 /* Private (not shared) anonymous memory with the same interface. */
 int remora_segment_create_private(size_t size, struct remora_segment *seg);

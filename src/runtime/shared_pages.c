@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/context.h"
+#include "runtime/grow.h"
 #include "runtime/log.h"
 #include "runtime/shared_pages.h"
 
@@ -67,6 +68,19 @@ static int move_over(void *from, void *at, size_t len)
     return 1;
 }
 
+/* Fills copy (a mapping of len bytes) with [lo, lo + len) and moves it
+ * there: 1; 0 when it cannot (copy unmapped, nothing changed). */
+static int fill_and_move(void *copy, uintptr_t lo, size_t len)
+{
+    if (copy == MAP_FAILED)
+        return 0;
+    memcpy(copy, (void *)lo, len);
+    if (move_over(copy, (void *)lo, len))
+        return 1;
+    munmap(copy, len);
+    return 0;
+}
+
 /* Moves [lo, hi) into a new memfd; its fd, or -1 (nothing changed). */
 static int move_into_file(uintptr_t lo, uintptr_t hi)
 {
@@ -74,13 +88,9 @@ static int move_into_file(uintptr_t lo, uintptr_t hi)
     int fd = memfd_create("remora-window", MFD_CLOEXEC);
     if (fd < 0)
         return -1;
-    void *copy = ftruncate(fd, (off_t)len) == 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    if (copy != MAP_FAILED) {
-        memcpy(copy, (void *)lo, len);
-        if (move_over(copy, (void *)lo, len))
-            return fd;
-        munmap(copy, len);
-    }
+    if (ftruncate(fd, (off_t)len) == 0 &&
+        fill_and_move(mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), lo, len))
+        return fd;
     close(fd);
     return -1;
 }
@@ -98,14 +108,7 @@ static int move_back(uintptr_t lo, uintptr_t hi, int fd)
         return 0;
     if (mapped_as(lo, hi, (unsigned long)st.st_ino) == 0)
         return -1;
-    void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (copy == MAP_FAILED)
-        return 0;
-    memcpy(copy, (void *)lo, len);
-    if (move_over(copy, (void *)lo, len))
-        return 1;
-    munmap(copy, len);
-    return 0;
+    return fill_and_move(mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), lo, len);
 }
 
 static void pages_of(const void *base, size_t size, uintptr_t *lo, uintptr_t *hi)
@@ -142,12 +145,7 @@ int remora_pages_share(void *base, size_t size, struct remora_pool_ref *ref)
         ok = s->lo == lo && s->hi == hi;
         s->refs += ok;
     } else if (mapped_as(lo, hi, 0) == 1) {
-        if (nshared == cap_shared) {
-            struct shared *more = realloc(shared, sizeof *shared * (size_t)(cap_shared * 2 + 8));
-            if (more)
-                shared = more, cap_shared = cap_shared * 2 + 8;
-        }
-        int fd = nshared < cap_shared ? move_into_file(lo, hi) : -1;
+        int fd = remora_grow((void **)&shared, &cap_shared, nshared + 1, sizeof *shared) ? move_into_file(lo, hi) : -1;
         if (fd >= 0) {
             s = &shared[nshared++];
             *s = (struct shared){lo, hi, fd, next_serial++, 1};

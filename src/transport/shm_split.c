@@ -5,7 +5,6 @@
  * holds this process's mapping of the pages and drops it on release. */
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "runtime/log.h"
 #include "runtime/segment.h"
@@ -25,10 +24,12 @@ struct parts {
     uintptr_t at[4]; /* part k is [at[k], at[k + 1]) */
 };
 
+static uintptr_t clamp(uintptr_t x, uintptr_t lo, uintptr_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
 static struct parts parts_of(const struct split_key *k, uintptr_t a, size_t len)
 {
-    uintptr_t end = a + len, lo = k->lo < a ? a : k->lo > end ? end : k->lo, hi = k->hi > end ? end : k->hi < lo ? lo : k->hi;
-    return (struct parts){{a, lo, hi, end}};
+    uintptr_t end = a + len, lo = clamp(k->lo, a, end);
+    return (struct parts){{a, lo, clamp(k->hi, lo, end), end}};
 }
 
 static remora_status_t split_vec(const struct remora_rmem *m, const struct remora_iov *v, size_t n, int put)
@@ -61,8 +62,7 @@ static remora_status_t split_getv(const struct remora_rmem *m, const struct remo
 
 static remora_status_t split_read(const struct remora_rmem *m, uint64_t off, void *dst, size_t len)
 {
-    struct remora_iov v = {dst, off, len};
-    return split_getv(m, &v, 1);
+    return remora_get(m, off, dst, len);
 }
 
 /* Stores to the mapped part are complete once ordered; CMA's when it returns. */
@@ -108,11 +108,8 @@ static const struct remora_transport remora_shm_split = {
 int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, const struct remora_pool_ref *pages, struct remora_rmem *out)
 {
     struct split_key *k = malloc(sizeof *k);
-    int fd = k ? remora_fetch_peer_fd(pid, pages->fd) : -1;
-    void *map = fd >= 0 ? mmap(NULL, pages->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    if (fd >= 0)
-        close(fd);
-    if (map == MAP_FAILED) {
+    char *map = k ? remora_map_peer_fd(pid, pages->fd, pages->chunk_size) : NULL;
+    if (!map) {
         remora_log(REMORA_LOG_INFO, "cannot map window pages of process %d: reached by CMA", (int)pid);
         free(k);
         return 0;
