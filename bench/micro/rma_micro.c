@@ -32,7 +32,8 @@
  *
  * --window is the window the operations go to:
  *   allocate   MPI_Win_allocate (the default)
- *   create     MPI_Win_create over the program's own heap memory (malloc)
+ *   create     MPI_Win_create over the program's own heap memory (malloc: not
+ *              page-aligned, as programs have it)
  *   alloc_mem  MPI_Win_create over MPI_Alloc_mem memory
  *   dynamic    MPI_Win_create_dynamic with heap memory attached; the
  *              operations address it by its MPI_Get_address */
@@ -422,7 +423,7 @@ static void window_open(MPI_Aint bytes)
     case WIN_ALLOC_MEM: MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base); break;
     case WIN_CREATE:
     case WIN_DYNAMIC:
-        if (posix_memalign((void **)&base, 4096, (size_t)bytes) != 0)
+        if (!(base = malloc((size_t)bytes)))
             MPI_Abort(MPI_COMM_WORLD, 3);
         break;
     }

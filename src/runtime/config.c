@@ -44,8 +44,9 @@ void remora_config_read(struct remora_config *cfg)
     cfg->node_size = number("REMORA_NODE_SIZE", 0, 0);
     cfg->ucx_instances = number("REMORA_UCX_INSTANCES", 16, 1);
     cfg->shm_pool_mib = number("REMORA_ALLOC_MEM_POOL_MIB", 1024, 0);
-    static const char *const off_on[] = {"0", "1"};
-    cfg->share_window_pages = choose("REMORA_SHARE_WINDOW_PAGES", off_on, 2, 1);
+    static const char *const share_pages[] = {"0", "1", "whole"}; /* enum remora_share_pages */
+    cfg->share_window_pages =
+        (enum remora_share_pages)choose("REMORA_SHARE_WINDOW_PAGES", share_pages, 3, REMORA_SHARE_PAGES_AROUND);
     cfg->dyn_regions = number("REMORA_DYN_REGIONS", 4096, 1);
     static const char *const shm[] = {"memfd", "posix"};
     cfg->shm_posix = choose("REMORA_SHM", shm, 2, 0);

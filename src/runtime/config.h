@@ -17,6 +17,13 @@ enum remora_shmem_barrier_choice {
     REMORA_SHMEM_BARRIER_DISSEMINATION,
 };
 
+/* Which pages of memory the program brings move into shared memory. */
+enum remora_share_pages {
+    REMORA_SHARE_PAGES_OFF,    /* none                                                          */
+    REMORA_SHARE_PAGES_AROUND, /* every page the memory touches, when other threads' writes can be held */
+    REMORA_SHARE_PAGES_WHOLE,  /* the whole pages inside it                                      */
+};
+
 struct remora_config {
     enum remora_transport_choice transport; /* REMORA_TRANSPORT=auto|ucx                      */
     int node_size;          /* REMORA_NODE_SIZE=k: simulate nodes of k ranks (0: real nodes)   */
@@ -24,8 +31,8 @@ struct remora_config {
     enum remora_progress_choice progress_thread; /* REMORA_PROGRESS_THREAD=auto|on|off         */
     enum remora_log_level log_level;             /* REMORA_LOG=error|warn|info|debug           */
     int shm_pool_mib;       /* REMORA_ALLOC_MEM_POOL_MIB: MPI_Alloc_mem shared pool per process */
-    int share_window_pages; /* REMORA_SHARE_WINDOW_PAGES=1|0: MPI_Win_create memory's whole pages
-                               move into shared memory (runtime/shared_pages.h)              */
+    enum remora_share_pages share_window_pages; /* REMORA_SHARE_WINDOW_PAGES=1|whole|0: the pages of
+                               MPI_Win_create memory move into shared memory (runtime/shared_pages.h) */
     int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
     int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */

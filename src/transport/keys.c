@@ -56,8 +56,7 @@ remora_status_t remora_mem_register(void *addr, size_t len, int flags, struct re
     else if (len > 0 && (flags & REMORA_REG_SHARE_PAGES) && remora_ctx.config.share_window_pages &&
              remora_pages_share(addr, len, &h.pool)) {
         h.in_pool = IN_SHARED_PAGES;
-        reg->pages_addr = addr;
-        reg->pages_len = len;
+        reg->pages = h.pool;
     }
     if (flags & REMORA_REG_NET) { /* after the move: the network registers the pages peers map */
         size_t n = 0;
@@ -77,8 +76,8 @@ remora_status_t remora_mem_register(void *addr, size_t len, int flags, struct re
 void remora_mem_deregister(struct remora_mem_reg *reg)
 {
     remora_net_deregister(reg->net);
-    if (reg->pages_addr) /* after the network let go of them */
-        remora_pages_unshare(reg->pages_addr, reg->pages_len);
+    if (reg->pages.chunk_size) /* after the network let go of them */
+        remora_pages_unshare(&reg->pages);
     memset(reg, 0, sizeof *reg);
 }
 
@@ -95,7 +94,7 @@ static void unpack_on_node(int proc, const struct key_header *h, struct remora_r
         remora_mem_mapped(proc, (void *)(uintptr_t)h->addr, out);
     } else if (h->in_pool == IN_POOL && (chunk = remora_pool_map_peer(h->pid, &h->pool))) {
         remora_mem_mapped(proc, chunk + (h->addr - h->pool.chunk_addr), out);
-    } else if (h->in_pool == IN_SHARED_PAGES && remora_shm_split_unpack(proc, h->pid, h->addr, &h->pool, out)) {
+    } else if (h->in_pool == IN_SHARED_PAGES && remora_shm_split_unpack(proc, h->pid, h->addr, h->len, &h->pool, out)) {
         /* the pages mapped here, the rest of the memory by CMA */
     } else {
         *out = (struct remora_rmem){.tp = &remora_shm_cma, .base = h->addr, .key = (void *)(intptr_t)h->pid,

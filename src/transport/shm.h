@@ -5,8 +5,11 @@
  *   remora_shm_cma     memory of a process the runtime verified to share this
  *                      kernel and pid namespace, not mapped here:
  *                      process_vm_readv/writev on its pid (rmem.key), no atomics;
+ *   shm-owned          memory mapped here by the key, which unmaps it on
+ *                      release (a peer's window pages, see shm-split);
  *   shm-split          such memory whose whole pages its owner moved into
- *                      shared memory: those mapped, the rest by CMA (shm_split.c). */
+ *                      shared memory: those mapped, the rest by CMA (shm_split.c);
+ *                      shm-owned when all of it was moved. */
 #ifndef REMORA_TRANSPORT_SHM_H
 #define REMORA_TRANSPORT_SHM_H
 
@@ -23,10 +26,16 @@ extern const struct remora_transport remora_shm_cma;
 remora_status_t remora_shm_no_amo(const struct remora_rmem *m, uint64_t off, size_t size, enum remora_amo_op op,
                                   uint64_t operand, uint64_t compare, uint64_t *fetched);
 
-/* Memory of process pid at addr whose pages `pages` its owner moved into
- * shared memory (runtime/shared_pages.h): 1 and *out reaching them mapped
- * here and the rest by CMA (shm_split.c), or 0 when they cannot be mapped. */
-int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, const struct remora_pool_ref *pages, struct remora_rmem *out);
+/* len bytes of memory at `at` here, in the mapping [map, map + len_map) that
+ * *out owns from now on (mapped, CPU atomics): 1, or 0 when out of memory. */
+int remora_shm_mapped_owning(int proc, char *at, void *map, size_t len_map, struct remora_rmem *out);
+
+/* The len bytes of process pid at addr whose pages `pages` its owner moved
+ * into shared memory (runtime/shared_pages.h): 1 and *out reaching them
+ * mapped here, the rest by CMA (shm_split.c); or 0 when they cannot be
+ * mapped. */
+int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, uint64_t len, const struct remora_pool_ref *pages,
+                            struct remora_rmem *out);
 
 /* process_vm_writev/readv of whole iovec lists (loops over partial transfers
  * and IOV_MAX).  REMORA_OK or REMORA_ERR_IO. */

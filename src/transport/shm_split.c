@@ -105,7 +105,8 @@ static const struct remora_transport remora_shm_split = {
     .mapped_prefix = split_mapped_prefix,
 };
 
-int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, const struct remora_pool_ref *pages, struct remora_rmem *out)
+int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, uint64_t len, const struct remora_pool_ref *pages,
+                            struct remora_rmem *out)
 {
     struct split_key *k = malloc(sizeof *k);
     char *map = k ? remora_map_peer_fd(pid, pages->fd, pages->chunk_size) : NULL;
@@ -114,7 +115,15 @@ int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, const struct rem
         free(k);
         return 0;
     }
-    *k = (struct split_key){map, pages->chunk_addr, pages->chunk_addr + pages->chunk_size, pid};
+    uint64_t lo = pages->chunk_addr, hi = lo + pages->chunk_size;
+    if (lo <= addr && addr + len <= hi) { /* all of it */
+        free(k);
+        if (remora_shm_mapped_owning(proc, map + (addr - lo), map, pages->chunk_size, out))
+            return 1;
+        munmap(map, pages->chunk_size);
+        return 0;
+    }
+    *k = (struct split_key){map, lo, hi, pid};
     *out = (struct remora_rmem){.tp = &remora_shm_split, .base = addr, .key = k, .proc = proc};
     return 1;
 }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "runtime/doorbell.h"
+#include "runtime/pool.h"
 
 /* What a transport call did: a typed status, not an int, so that it cannot
  * pass for an MPI error class (whose small values it would overlap) nor one
@@ -384,8 +385,7 @@ enum remora_reach_via {
 /* This process's registration of [addr, addr + len). */
 struct remora_mem_reg {
     void *net;          /* the net transport's registration, when asked for */
-    void *pages_addr;   /* REMORA_REG_SHARE_PAGES moved pages: addr, len (else NULL) */
-    size_t pages_len;
+    struct remora_pool_ref pages; /* REMORA_REG_SHARE_PAGES: the pages moved (chunk_size 0: none) */
     size_t packed_len;
     unsigned char packed[REMORA_KEY_MAX];
 };

@@ -1,14 +1,17 @@
-/* MPI_Win_create over the program's own heap memory, whose whole pages
- * Remora moves into shared memory for the peers on its node to map
- * (runtime/shared_pages.h), and back at MPI_Win_free.  Checks, with windows
- * whose ends lie inside pages that hold other data:
+/* MPI_Win_create over the program's own heap memory, whose pages Remora
+ * moves into shared memory for the peers on its node to map
+ * (runtime/shared_pages.h), and back at MPI_Win_free: every page the window
+ * touches where this process may hold other threads' writes meanwhile
+ * (runtime/write_hold.h), else its whole pages.  Checks, with windows whose
+ * ends lie inside pages that hold other data:
  *   - contents: the window's and its neighbours' bytes are the same after
  *     creation and after freeing; puts, gets and accumulates across the
  *     window's partial end pages and its shared pages land where they must;
- *   - where: the whole pages (only they) are shared memory while a window is
- *     over them and private again after the last window over them is freed
- *     (two windows over one range, a third over part of it); nothing shared
- *     is left mapped anywhere at the end;
+ *   - where: the window's pages (only they) are shared memory while a window
+ *     is over them and private again after the last window over them is
+ *     freed (two windows over one range, a third over part of it, two over
+ *     neighbouring memory that share a page); nothing shared is left mapped
+ *     anywhere at the end;
  *   - MPI_Win_shared_query gives a peer's memory only when all of it is mapped;
  *   - a program that unmaps the memory before freeing the window (erroneous)
  *     does not crash MPI_Win_free;
@@ -17,10 +20,13 @@
  *     the end pages loses no write.
  * Remora only (the placement is Remora's).
  *
- *   shared_pages [--node-size K] [--expect-shared 0|1]
+ *   shared_pages [--node-size K] [--expect-shared 0|1|2]
  * K: ranks per node as the job was started (0: all on one node); pages are
- * expected shared when another rank is on this rank's node, unless
- * --expect-shared 0 (REMORA_SHARE_WINDOW_PAGES=0). */
+ * expected shared when another rank is on this rank's node: none with
+ * --expect-shared 0 (REMORA_SHARE_WINDOW_PAGES=0), the whole pages with 1
+ * (REMORA_SHARE_WINDOW_PAGES=whole), every page touched with 2; by default 2
+ * when the kernel lets this process hold writes (a userfaultfd that serves
+ * system calls too), else 1. */
 #define _GNU_SOURCE /* memfd_create */
 #include "mtest.h"
 
@@ -29,11 +35,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static size_t page;
-static int expect_shared, node_size;
+static int expect_shared, expect_ends, node_size;
+
+/* Whether this process may have a userfaultfd that serves system calls. */
+static int may_hold_writes(void) {
+  int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+  if (fd < 0) {
+    int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+    fd = dev < 0 ? -1 : ioctl(dev, _IO(0xAA, 0x00), O_CLOEXEC); /* USERFAULTFD_IOC_NEW */
+    if (dev >= 0)
+      close(dev);
+  }
+  if (fd >= 0)
+    close(fd);
+  return fd >= 0;
+}
 
 static unsigned char pattern(int owner, size_t i, int round) { return (unsigned char)(owner * 29 + i * 13 + round * 7 + 1); }
 
@@ -102,8 +126,11 @@ static int window_is(const unsigned char *w, size_t n, int owner, int round) {
 static void check_placement(const struct layout *l, const char *when, int shared) {
   MTEST_CHECK(in_shared_pages(l->buf + 2 * page) == shared && in_shared_pages(l->buf + 3 * page) == shared,
               "%s: the window's whole pages are %s", when, shared ? "not shared" : "still shared");
-  MTEST_CHECK(!in_shared_pages(l->buf + page) && !in_shared_pages(l->buf + 4 * page),
-              "%s: a page holding other data than the window's was moved", when);
+  int ends = shared && expect_ends;
+  MTEST_CHECK(in_shared_pages(l->buf + page) == ends && in_shared_pages(l->buf + 4 * page) == ends,
+              "%s: the window's end pages (with others' bytes) are %s", when, ends ? "not shared" : "shared");
+  MTEST_CHECK(!in_shared_pages(l->buf) && !in_shared_pages(l->buf + 5 * page),
+              "%s: a page the window does not touch was moved", when);
 }
 
 /* Puts, gets and accumulates across the partial end pages and the shared ones. */
@@ -168,14 +195,18 @@ static void edges(void) {
   MTEST_MPI(MPI_Win_unlock(mtest.rank, win));
   MTEST_CHECK(bad == 0, "accumulate from rank %d: %d of %d ints not incremented", from, bad, nint);
 
-  /* a peer's memory that is mapped in part only is not handed out */
+  /* a peer's memory is handed out when all of it is mapped, not in part */
   if (same_node(mtest.rank, to) && to != mtest.rank) {
     MPI_Aint qsize;
     int qdisp;
     void *qbase;
     MTEST_MPI(MPI_Win_shared_query(win, to, &qsize, &qdisp, &qbase));
-    MTEST_CHECK(qsize == 0 && qbase == NULL, "MPI_Win_shared_query gave %ld bytes at %p of a window whose ends are "
-                "not shared", (long)qsize, qbase);
+    if (expect_shared && expect_ends)
+      MTEST_CHECK(qsize == (MPI_Aint)l.size && qbase != NULL, "MPI_Win_shared_query of a window all shared: %ld "
+                  "bytes at %p", (long)qsize, qbase);
+    else
+      MTEST_CHECK(qsize == 0 && qbase == NULL, "MPI_Win_shared_query gave %ld bytes at %p of a window whose ends "
+                  "are not shared", (long)qsize, qbase);
   }
   memcpy(before, l.win, l.size);
   MTEST_MPI(MPI_Win_free(&win));
@@ -284,6 +315,78 @@ static void twice(void) {
   free(buf);
 }
 
+/* Windows over neighbouring memory whose ends share a page: the first takes
+ * every page it touches, the second then only its whole pages (the page they
+ * share is the first's); puts through both land, each window's pages go back
+ * when it is freed. */
+static void neighbours(void) {
+  mtest_set_context("windows that share a page");
+  unsigned char *buf;
+  MTEST_ASSERT(posix_memalign((void **)&buf, page, 4 * page) == 0, "posix_memalign");
+  memset(buf, 0, 4 * page);
+  int shared = expect_shared && peer_on_node(), ends = shared && expect_ends;
+  unsigned char *a_mem = buf + HEAD, *b_mem = buf + page + 2 * HEAD;
+  size_t a_size = page, b_size = 3 * page - page - 2 * HEAD;
+  MPI_Win a, b;
+  MTEST_MPI(MPI_Win_create(a_mem, (MPI_Aint)a_size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &a));
+  MTEST_MPI(MPI_Win_create(b_mem, (MPI_Aint)b_size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b));
+  MTEST_CHECK(in_shared_pages(buf) == ends && in_shared_pages(buf + page) == ends,
+              "the first window's pages are %s", ends ? "not shared" : "shared");
+  MTEST_CHECK(in_shared_pages(buf + 2 * page) == shared && !in_shared_pages(buf + 3 * page),
+              "the second window's whole page is %s", shared ? "not shared" : "shared");
+  int to = (mtest.rank + 1) % mtest.size, from = (mtest.rank + mtest.size - 1) % mtest.size;
+  long mine = 2000 + mtest.rank;
+  MPI_Aint at[] = {0, (MPI_Aint)(a_size - 8), 0, (MPI_Aint)(b_size - 8)};
+  for (int k = 0; k < 4; k++) {
+    MPI_Win w = k < 2 ? a : b;
+    MTEST_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, to, 0, w));
+    MTEST_MPI(MPI_Put(&mine, 1, MPI_LONG, to, at[k], 1, MPI_LONG, w));
+    MTEST_MPI(MPI_Win_unlock(to, w));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = 0; k < 4; k++) {
+    long got;
+    memcpy(&got, (k < 2 ? a_mem : b_mem) + at[k], sizeof got);
+    MTEST_CHECK(got == 2000 + from, "a put at byte %ld of window %c: %ld, expected %d", (long)at[k],
+                k < 2 ? 'a' : 'b', got, 2000 + from);
+  }
+  MTEST_MPI(MPI_Win_free(&a));
+  MTEST_CHECK(!in_shared_pages(buf) && !in_shared_pages(buf + page) && in_shared_pages(buf + 2 * page) == shared,
+              "after the first window is freed: its pages private, the second's as they were");
+  MTEST_MPI(MPI_Win_free(&b));
+  MTEST_CHECK(!in_shared_pages(buf + 2 * page), "the pages must be private after both windows are freed");
+  free(buf);
+}
+
+/* A window over an array on the stack of a thread other than the main one
+ * (memory like the heap's to the kernel): its pages hold the frames of the
+ * calls that make and free it, so they stay where they are (a hold of their
+ * writes would wait for itself); the window works all the same. */
+static void *stack_window(void *arg) {
+  (void)arg;
+  unsigned char mem[3 * 4096 + 256];
+  memset(mem, 0, sizeof mem);
+  MPI_Win win;
+  MTEST_MPI(MPI_Win_create(mem, (MPI_Aint)sizeof mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  int to = (mtest.rank + 1) % mtest.size, from = (mtest.rank + mtest.size - 1) % mtest.size;
+  long mine = 3000 + mtest.rank, got;
+  MTEST_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, to, 0, win));
+  MTEST_MPI(MPI_Put(&mine, 1, MPI_LONG, to, (MPI_Aint)sizeof mem - 8, 1, MPI_LONG, win));
+  MTEST_MPI(MPI_Win_unlock(to, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  memcpy(&got, mem + sizeof mem - 8, sizeof got);
+  MTEST_CHECK(got == 3000 + from, "a put into a window on a thread's stack: %ld, expected %d", got, 3000 + from);
+  MTEST_MPI(MPI_Win_free(&win));
+  return NULL;
+}
+
+static void thread_stack(void) {
+  mtest_set_context("a window on a thread's stack");
+  pthread_t t;
+  pthread_create(&t, NULL, stack_window, NULL);
+  pthread_join(t, NULL); /* MPI_THREAD_SERIALIZED: the main thread makes no MPI call meanwhile */
+}
+
 /* A program that unmaps its window memory before freeing the window (as a
  * large free() does) and maps something else there, a shared file: erroneous,
  * but MPI_Win_free must leave what is there now alone (moving "its" pages
@@ -351,7 +454,7 @@ static void concurrent(void) {
   pthread_t t[2];
   pthread_create(&t[0], NULL, reader, &b);
   pthread_create(&t[1], NULL, writer, &b);
-  for (int k = 0; k < 20; k++) {
+  for (int k = 0; k < 60; k++) {
     MPI_Win win;
     MTEST_MPI(MPI_Win_create(l.win, (MPI_Aint)l.size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MTEST_MPI(MPI_Win_free(&win));
@@ -369,15 +472,18 @@ static void concurrent(void) {
 }
 
 int main(int argc, char **argv) {
-  mtest_init(&argc, &argv, MPI_THREAD_FUNNELED);
+  mtest_init(&argc, &argv, MPI_THREAD_SERIALIZED);
   page = (size_t)sysconf(_SC_PAGESIZE);
   node_size = (int)mtest_arg_long(argc, argv, "--node-size", 0);
-  expect_shared = (int)mtest_arg_long(argc, argv, "--expect-shared", 1);
+  expect_shared = (int)mtest_arg_long(argc, argv, "--expect-shared", may_hold_writes() ? 2 : 1);
+  expect_ends = expect_shared == 2;
   MTEST_ASSERT(mtest.remora, "this test checks where Remora places window memory: run it through remora-run");
   edges();
   dynamic();
   whole_pages();
   twice();
+  neighbours();
+  thread_stack();
   unmapped_first();
   concurrent();
   MPI_Barrier(MPI_COMM_WORLD);
