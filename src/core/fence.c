@@ -57,8 +57,12 @@ int remora_fence(struct remora_win *w, int assert)
 
     remora_sync_begin(w);
     w->fence.open = !(assert & MPI_MODE_NOSUCCEED);
+    if (w->fence.open && w->lock.targets_held) { /* a lock that raced us, read after fence.open (lock.c, E1) */
+        w->fence.open = 0;
+        rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
+    }
     remora_count_epoch(w);
     atomic_store_explicit(&w->access_all, w->fence.open ? REMORA_ALL_FENCE : 0, memory_order_relaxed);
     remora_sync_end(w);
-    return remora_status_err(st, "completing the operations before the fence");
+    return rc != MPI_SUCCESS ? rc : remora_status_err(st, "completing the operations before the fence");
 }

@@ -39,6 +39,22 @@
  *       waiting for lock_all holders (they wait on no local word there; on
  *       one node they do, so a locker takes the global word first there).
  *       So every wait ends when the holders it waits for unlock.
+ * The epoch bookkeeping of this process (not the lock words: it keeps the
+ * standard's rules between its own synchronisation calls):
+ *   E1  A per-target lock and a lock_all, MPI_Win_start or fence epoch of the
+ *       process never both succeed, and a target is claimed by one call at a
+ *       time.  Lock and unlock take no sync_lock: a lock claims its target's
+ *       lock_state by a CAS (NONE -> PENDING: of two threads on one target
+ *       one gets it), adds 1 to lock.targets_held and only then reads
+ *       lock.all_held, pscw.start_group and fence.open (all seq_cst);
+ *       lock_all, MPI_Win_start and fence (under sync_lock, which orders them
+ *       among themselves) set theirs before they read targets_held.  Of a
+ *       racing lock and one of them the later sees the earlier and fails
+ *       (MPI_ERR_RMA_SYNC; both may: the mix is erroneous anyway), or, for
+ *       an idle fence epoch, the lock closes it.  An unlock claims its target
+ *       by a CAS from the state it found (held -> PENDING) and drops the count
+ *       before it releases.  The same atomics at every thread level: below
+ *       MPI_THREAD_MULTIPLE plain loads and stores measured no faster.
  * Fairness (no starvation either way): readers (shared, lock_all) give way to
  * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
  * off, but only REMORA_LOCK_PATIENCE times; after that they ignore waiters and
@@ -54,7 +70,8 @@
  * one node 1 CAS and a read, across nodes 2 atomics in flight together (one
  * round trip); releases (unlock, unlock_all) are posted, not waited for:
  * nobody needs to see them complete, and the next locker that finds the word
- * still held waits for it to change. */
+ * still held waits for it to change.  Besides, lock and unlock each take 2
+ * atomics on this process's own memory (E1). */
 #include "core/ctrl.h"
 #include "core/spin.h"
 #include "core/status.h"
@@ -213,7 +230,8 @@ static struct remora_doorbell *node_bell(const struct remora_rank_state *s)
 }
 
 /* remora_ctrl_release on one node, for a rank whose state is at hand. */
-static void release_on_node(const struct remora_rank_state *s, size_t off, uint64_t x)
+static inline __attribute__((always_inline)) void release_on_node(const struct remora_rank_state *s, size_t off,
+                                                                   uint64_t x)
 {
     atomic_fetch_add(node_word(s, off), x);
     remora_doorbell_ring(node_bell(s));
@@ -223,7 +241,8 @@ static void release_on_node(const struct remora_rank_state *s, size_t off, uint6
  * EXCL by one CAS, then a read of the master's word (see the top).  1: held;
  * 0: nothing is held (the word was busy, or a lock_all is about: its holder
  * may wait for our EXCL, so it is given back and rung). */
-static int take_exclusive_on_node(struct remora_win *w, const struct remora_rank_state *s)
+static inline __attribute__((always_inline)) int take_exclusive_on_node(struct remora_win *w,
+                                                                        const struct remora_rank_state *s)
 {
     const struct remora_rank_state *master = remora_rank(w, MASTER);
     uint64_t idle = 0;
@@ -284,7 +303,8 @@ static int check_lock_assert(int assert)
 
 /* A passive-target epoch may start: no lock_all, no PSCW access epoch.  An open
  * fence epoch in which nothing else happened is closed implicitly (as MPICH
- * does): programs commonly fence once before switching to locks. */
+ * does): programs commonly fence once before switching to locks.  Under
+ * sync_lock. */
 static int passive_may_start(struct remora_win *w)
 {
     if (w->lock.all_held)
@@ -295,11 +315,86 @@ static int passive_may_start(struct remora_win *w)
         w->fence.open = 0;
         atomic_store_explicit(&w->access_all, 0, memory_order_relaxed);
     }
+    return MPI_SUCCESS;
+}
+
+/* ---- per-target locks: the epoch bookkeeping (E1 at the top) -------------- */
+
+/* Claim target s's lock_state for this call: from `from` to PENDING.  0 when
+ * it is not `from` (another call of this process has it). */
+static inline int claim(struct remora_rank_state *s, uint8_t from)
+{
+    return atomic_compare_exchange_strong(&s->lock_state, &from, REMORA_LOCK_PENDING);
+}
+
+static void unclaim(struct remora_win *w, struct remora_rank_state *s)
+{
+    atomic_fetch_sub(&w->lock.targets_held, 1);
+    atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_release);
+}
+
+/* A lock found another epoch open, or opening: passive_may_start decides. */
+static __attribute__((noinline)) int lock_other_epoch(struct remora_win *w, struct remora_rank_state *s)
+{
+    remora_sync_begin(w);
+    int rc = passive_may_start(w);
+    remora_sync_end(w);
+    if (rc != MPI_SUCCESS)
+        unclaim(w, s);
+    return rc;
+}
+
+/* MPI_Win_lock's epoch: claim the target and count it, then (seq_cst, after
+ * the count) look for the epochs that exclude it. */
+static inline int lock_begin(struct remora_win *w, struct remora_rank_state *s, int target)
+{
+    if (!claim(s, REMORA_LOCK_NONE))
+        return remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
+    atomic_fetch_add(&w->lock.targets_held, 1);
+    int rc;
+    if ((atomic_load(&w->lock.all_held) | atomic_load(&w->fence.open) || atomic_load(&w->pscw.start_group)) &&
+        (rc = lock_other_epoch(w, s)) != MPI_SUCCESS)
+        return rc;
     remora_count_epoch(w);
     return MPI_SUCCESS;
 }
 
-int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
+/* The target is ours: the previous holder's accesses happen before ours. */
+static inline void lock_held(struct remora_rank_state *s, uint8_t access, uint8_t held)
+{
+    atomic_store_explicit(&s->peer.access, access, memory_order_relaxed);
+    atomic_store_explicit(&s->lock_state, held, memory_order_release);
+    atomic_thread_fence(memory_order_acquire);
+}
+
+/* The lock words of a target that lock_begin claimed; the waits happen here,
+ * outside sync_lock (other threads may unlock meanwhile: PENDING keeps the
+ * target's state ours).  node_tried: take_exclusive_on_node failed already. */
+static __attribute__((noinline)) int lock_words(struct remora_win *w, struct remora_rank_state *s, int target,
+                                                int lock_type, int assert, int node_tried)
+{
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    remora_status_t st = REMORA_OK;
+    uint8_t held = excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD;
+    if (assert & MPI_MODE_NOCHECK)
+        held |= 0x80;
+    else if (!excl) {
+        if (w->spans_nodes || !take_shared_on_node(s))
+            st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
+    } else if (!node_tried && node_protocol(w) && take_exclusive_on_node(w, s))
+        held = REMORA_LOCK_EXCL_LOCAL;
+    else
+        st = acquire_exclusive(w, target);
+    if (!remora_ok(st)) { /* the lock words are in doubt: the network failed */
+        unclaim(w, s);
+        return remora_status_err(st, "locking target %d", target);
+    }
+    lock_held(s, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED, held);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_lock but the fast path's case. */
+static __attribute__((noinline)) int lock_general(struct remora_win *w, int lock_type, int target, int assert)
 {
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return remora_err(MPI_ERR_LOCKTYPE, "lock type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
@@ -309,65 +404,34 @@ int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
     struct remora_rank_state *s = remora_rank(w, target);
     if (!s)
         return remora_err(MPI_ERR_NO_MEM, "locking target %d", target);
-    remora_sync_begin(w);
-    rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS && atomic_load_explicit(&s->lock_state, memory_order_relaxed) != REMORA_LOCK_NONE)
-        rc = remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
-    if (rc == MPI_SUCCESS) {
-        atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
-        w->lock.targets_held++;
-    }
-    remora_sync_end(w);
+    if ((rc = lock_begin(w, s, target)) != MPI_SUCCESS)
+        return rc;
+    return lock_words(w, s, target, lock_type, assert, 0);
+}
+
+/* The fast path: an exclusive lock without asserts, on one node, of a target
+ * whose state is made, taken by take_exclusive_on_node. */
+int remora_lock(struct remora_win *w, int lock_type, int target, int assert)
+{
+    struct remora_rank_state *s;
+    if (__builtin_expect(lock_type != MPI_LOCK_EXCLUSIVE || assert || (unsigned)target >= (unsigned)w->comm_size ||
+                             !(s = remora_rank_known(w, target)) || !node_protocol(w),
+                         0))
+        return lock_general(w, lock_type, target, assert);
+    int rc = lock_begin(w, s, target);
     if (rc != MPI_SUCCESS)
         return rc;
-
-    /* The waits happen outside sync_lock: other threads may unlock meanwhile.
-     * PENDING keeps the target's state ours. */
-    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    remora_status_t st = REMORA_OK;
-    uint8_t held = excl ? REMORA_LOCK_EXCL_HELD : REMORA_LOCK_SHARED_HELD;
-    if (assert & MPI_MODE_NOCHECK)
-        held |= 0x80;
-    else if (!excl) {
-        if (w->spans_nodes || !take_shared_on_node(s))
-            st = acquire_reader(w, target, REMORA_CTRL_LOCK_LOCAL, LOCAL_SHARED, local_blocked, local_waiting);
-    } else if (node_protocol(w) && take_exclusive_on_node(w, s))
-        held = REMORA_LOCK_EXCL_LOCAL;
-    else
-        st = acquire_exclusive(w, target);
-    if (!remora_ok(st)) { /* the lock words are in doubt: the network failed */
-        remora_sync_begin(w);
-        atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_relaxed);
-        w->lock.targets_held--;
-        remora_sync_end(w);
-        return remora_status_err(st, "locking target %d", target);
-    }
-    atomic_store_explicit(&s->peer.access, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED,
-                          memory_order_relaxed);
-    atomic_store_explicit(&s->lock_state, held, memory_order_release);
-    /* acquire: the previous holder's accesses happen before ours */
-    atomic_thread_fence(memory_order_acquire);
+    if (__builtin_expect(!take_exclusive_on_node(w, s), 0))
+        return lock_words(w, s, target, lock_type, assert, 1);
+    lock_held(s, REMORA_ACCESS_LOCK_EXCL, REMORA_LOCK_EXCL_LOCAL);
     return MPI_SUCCESS;
 }
 
-int remora_unlock(struct remora_win *w, int target)
+/* MPI_Win_unlock of a claimed target but the fast path's case (state: its
+ * state when locked). */
+static __attribute__((noinline)) int unlock_words(struct remora_win *w, struct remora_rank_state *s, int target,
+                                                  uint8_t state)
 {
-    if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
-        return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
-    struct remora_rank_state *s = remora_rank_known(w, target);
-    remora_sync_begin(w);
-    uint8_t state = s ? atomic_load_explicit(&s->lock_state, memory_order_relaxed) : REMORA_LOCK_NONE;
-    if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING) {
-        remora_sync_end(w);
-        return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
-    }
-    /* PENDING until released: nobody else may unlock or lock it meanwhile.
-     * The count drops now: the epoch is over for the other sync calls. */
-    atomic_store_explicit(&s->lock_state, REMORA_LOCK_PENDING, memory_order_relaxed);
-    w->lock.targets_held--;
-    remora_sync_end(w);
-    atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
-
     /* Complete our operations before releasing.  On the node the release is
      * itself a full barrier (a seq_cst read-modify-write on the lock word)
      * unless MPI_MODE_NOCHECK left no lock word to release. */
@@ -392,6 +456,27 @@ int remora_unlock(struct remora_win *w, int target)
     return remora_status_err(!remora_ok(st) ? st : st2, "unlocking target %d", target);
 }
 
+/* The fast path: an exclusive lock on one node that holds only its target's
+ * word (REMORA_LOCK_EXCL_LOCAL): released, and that is a full barrier. */
+int remora_unlock(struct remora_win *w, int target)
+{
+    if ((unsigned)target >= (unsigned)w->comm_size) /* MPI_PROC_NULL is negative */
+        return target == MPI_PROC_NULL ? MPI_SUCCESS : remora_check_target(w, target);
+    struct remora_rank_state *s = remora_rank_known(w, target);
+    uint8_t state = s ? atomic_load_explicit(&s->lock_state, memory_order_relaxed) : REMORA_LOCK_NONE;
+    if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING || !claim(s, state))
+        return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
+    /* PENDING until released: nobody else may unlock or lock it meanwhile.
+     * The count drops now: the epoch is over for the other sync calls. */
+    atomic_fetch_sub(&w->lock.targets_held, 1);
+    atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
+    if (__builtin_expect(state != REMORA_LOCK_EXCL_LOCAL, 0))
+        return unlock_words(w, s, target, state);
+    release_on_node(s, REMORA_CTRL_LOCK_LOCAL, -LOCAL_EXCL);
+    atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_release);
+    return MPI_SUCCESS;
+}
+
 int remora_lock_all(struct remora_win *w, int assert)
 {
     int rc = check_lock_assert(assert);
@@ -399,10 +484,15 @@ int remora_lock_all(struct remora_win *w, int assert)
         return rc;
     remora_sync_begin(w);
     rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS && w->lock.targets_held)
-        rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", w->lock.targets_held);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) { /* held, then the count read (E1) */
         w->lock.all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
+        int locks = w->lock.targets_held;
+        if (locks) {
+            w->lock.all_held = 0;
+            rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", locks);
+        } else
+            remora_count_epoch(w);
+    }
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
         return rc;

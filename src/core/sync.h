@@ -18,14 +18,19 @@ struct remora_win;
 struct remora_rank_state;
 struct remora_node_header;
 
-/* Each protocol's epoch state (apart from its _Atomic fields) changes under
- * the window's sync_lock (remora_sync_begin), never held while waiting; the
- * other protocols read it to refuse an epoch that would overlap. */
+/* Each protocol's epoch state changes under the window's sync_lock
+ * (remora_sync_begin), never held while waiting, except per-target locks'
+ * (targets_held, remora_rank_state.lock_state), which MPI_Win_lock and
+ * MPI_Win_unlock change by atomics; the other protocols read it to refuse an
+ * epoch that would overlap.  The fields a lock reads without sync_lock
+ * (lock.all_held, pscw.start_group, fence.open) are _Atomic: the
+ * synchronisation calls that exclude locks set them (seq_cst) before they
+ * read targets_held (lock.c, E1). */
 
 /* passive target (lock.c) */
 struct remora_win_lock {
-    int all_held;                  /* lock_all: 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
-    int targets_held;              /* per-target locks held or being acquired                     */
+    _Atomic int all_held;          /* lock_all: 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
+    _Atomic int targets_held;      /* per-target locks held or being acquired                     */
     /* REMORA_ALL_LOCK_ALL_NODE: the targets reached in this epoch
      * (remora_rank_state.lock_all_next) */
     struct remora_rank_state *_Atomic all_reached;
@@ -55,7 +60,8 @@ int remora_win_sync(struct remora_win *w);
 /* PSCW (pscw.c); the counters it pairs with are in remora_ctrl and
  * remora_rank_state.starts_toward. */
 struct remora_win_pscw {
-    int *start_group, start_n;     /* access epoch: its targets (window ranks), NULL when none */
+    int *_Atomic start_group;      /* access epoch: its targets (window ranks), NULL when none */
+    int start_n;
     int *post_group, post_n;       /* exposure epoch: its origins                              */
     int post_open;
     uint64_t completions_expected; /* cumulative group sizes of our posts                      */
@@ -64,7 +70,7 @@ struct remora_win_pscw {
 /* Fence (fence.c): its epoch, and the node barrier of fence and MPI_Win_free
  * (remora_win_barrier). */
 struct remora_win_fence {
-    int open;                            /* a fence opened an epoch that no NOSUCCEED closed */
+    _Atomic int open;                    /* a fence opened an epoch that no NOSUCCEED closed */
     struct remora_node_header *node_hdr; /* the barrier's words: the head of our node segment */
 };
 

@@ -193,10 +193,10 @@ struct remora_win {
     struct remora_win_dyn dyn;      /* dynamic windows (core/dynamic.h)               */
 
     /* epochs: changed by synchronisation calls under sync_lock (remora_sync_begin),
-     * never held while waiting */
+     * never held while waiting; per-target locks by atomics (core/sync.h) */
     remora_spinlock sync_lock;
     int threads_concurrent;         /* MPI_THREAD_MULTIPLE: threads may sync at once  */
-    _Atomic uint64_t sync_epoch;    /* counts access epochs opened (dynamic.c revalidates) */
+    _Atomic uint64_t sync_epoch;    /* dynamic windows: access epochs opened (dynamic.c revalidates) */
     struct remora_win_lock lock;    /* passive target (core/sync.h, lock.c)           */
     struct remora_win_pscw pscw;    /* PSCW (core/sync.h, pscw.c)                     */
     struct remora_win_fence fence;  /* fence, node barrier (core/sync.h, fence.c)     */
@@ -286,12 +286,13 @@ static inline void remora_sync_end(struct remora_win *w)
         remora_spin_unlock(&w->sync_lock);
 }
 
-/* An access epoch opens (dynamic.c revalidates its caches per epoch).  Every
- * caller is inside remora_sync_begin: a load and a store, not a locked add. */
+/* An access epoch opens: dynamic windows revalidate their caches per epoch
+ * (dynamic.c), no other window counts.  An add: MPI_Win_lock counts outside
+ * sync_lock. */
 static inline void remora_count_epoch(struct remora_win *w)
 {
-    atomic_store_explicit(&w->sync_epoch, atomic_load_explicit(&w->sync_epoch, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        atomic_fetch_add_explicit(&w->sync_epoch, 1, memory_order_relaxed);
 }
 
 /* ---- lifetime (win.c) ------------------------------------------------------ */
