@@ -145,6 +145,9 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
                       const struct remora_acc_result *res, int target, MPI_Aint tdisp, MPI_Count tcount,
                       MPI_Datatype ttype, MPI_Op op)
 {
+    if (ocount == 1 && tcount == 1 && otype == ttype && !res &&
+        remora_fast_fetch_and_op(w, oaddr, NULL, ttype, target, tdisp, op))
+        return MPI_SUCCESS; /* one element, one CPU atomic (core/fop_fast.h) */
     int opid = remora_op_of(op);
     if (opid < 0 || (opid == REMORA_OP_NO_OP && !res))
         return remora_err(MPI_ERR_OP, "operation %#llx: not a predefined operation allowed here",

@@ -1,12 +1,13 @@
-/* The fast path of MPI_Fetch_and_op, inline for the front end to call as a
- * one-liner (as core/rma.h's for put and get): one aligned 4- or 8-byte
- * element of the type the window's last fetch-and-op used (its amo hint: no
- * table lookup), MPI_SUM on an integer, MPI_NO_OP or MPI_REPLACE on any such
- * type, to a target whose memory is mapped here and whose atomicity domain is
- * this node's CPU atomics, once lock-free calls go there (the conditions of
- * accumulate's one-atomic path: acc_fast.h).  Everything else goes to
- * remora_fetch_and_op (accumulate.c), which points the hint at the types it
- * could have served here. */
+/* The fast path of MPI_Fetch_and_op and of MPI_Accumulate of one element,
+ * inline for the front end to call as a one-liner (as core/rma.h's for put
+ * and get): one aligned 4- or 8-byte element of the type the window's last
+ * such call used (its amo hint: no table lookup), MPI_SUM on an integer,
+ * MPI_NO_OP (fetching only) or MPI_REPLACE on any such type, to a target
+ * whose memory is mapped here and whose atomicity domain is this node's CPU
+ * atomics, once lock-free calls go there (the conditions of accumulate's
+ * one-atomic path: acc_fast.h).  Everything else goes to remora_fetch_and_op
+ * and remora_accumulate (accumulate.c), which point the hint at the types
+ * they could have served here. */
 #ifndef REMORA_CORE_FOP_FAST_H
 #define REMORA_CORE_FOP_FAST_H
 
@@ -18,7 +19,9 @@ static inline int remora_fop_fast_type(const struct remora_type_entry *e)
     return (e->size == 4 || e->size == 8) && e->size == e->extent;
 }
 
-/* 1 when done; 0: take remora_fetch_and_op. */
+/* One element; its old value to raddr unless NULL (an MPI_Accumulate of
+ * one element the same on both sides).  1 when done; 0: take
+ * remora_fetch_and_op (remora_accumulate's general path). */
 static inline __attribute__((always_inline)) int remora_fast_fetch_and_op(const struct remora_win *w,
                                                                            const void *oaddr, void *raddr,
                                                                            MPI_Datatype type, int target,
@@ -40,13 +43,15 @@ static inline __attribute__((always_inline)) int remora_fast_fetch_and_op(const 
         amo = REMORA_AMO_ADD;
     else if (op == MPI_REPLACE)
         amo = REMORA_AMO_SWAP;
-    else if (op == MPI_NO_OP) /* an add of 0, fetching (as accumulate's native atomics) */
+    else if (op == MPI_NO_OP && raddr) /* an add of 0, fetching (as accumulate's native atomics) */
         amo = REMORA_AMO_ADD;
     else
         return 0;
     if (op != MPI_NO_OP)
         x = remora_elem_load(oaddr, e->size);
-    remora_elem_store(raddr, e->size, remora_mapped_amo(t, e->size, amo, x, 0));
+    uint64_t old = remora_mapped_amo(t, e->size, amo, x, 0);
+    if (raddr)
+        remora_elem_store(raddr, e->size, old);
     return 1;
 }
 

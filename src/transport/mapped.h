@@ -79,7 +79,8 @@ REMORA_MAPPED_AMO(64)
 #undef REMORA_MAPPED_AMO
 
 /* An atomic on the size-byte word at addr (1, 2, 4 or 8, aligned); the old value. */
-static inline uint64_t remora_mapped_amo(void *addr, size_t size, enum remora_amo_op op, uint64_t x, uint64_t cmp)
+static inline __attribute__((always_inline)) uint64_t remora_mapped_amo(void *addr, size_t size, enum remora_amo_op op,
+                                                                       uint64_t x, uint64_t cmp)
 {
     switch (size) {
     case 1: return remora_mapped_amo8(addr, op, x, cmp);
