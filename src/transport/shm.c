@@ -45,7 +45,21 @@ static remora_status_t mapped_flush(int proc)
     return REMORA_OK;
 }
 
-static void mapped_release(struct remora_rmem *m) { (void)m; }
+/* The mapping a key owns (remora_shm_mapped_owning); keyless memory is
+ * mapped for as long as this process lives (its own, pool chunks). */
+struct owned_map {
+    void *map;
+    size_t len;
+};
+
+static void mapped_release(struct remora_rmem *m)
+{
+    struct owned_map *o = m->key;
+    if (o) {
+        munmap(o->map, o->len);
+        free(o);
+    }
+}
 
 const struct remora_transport remora_shm_mapped = {
     .name = "shm",
@@ -60,38 +74,12 @@ const struct remora_transport remora_shm_mapped = {
     .release = mapped_release,
 };
 
-/* Mapped memory whose key owns its mapping (struct owned_map), unmapped on release. */
-struct owned_map {
-    void *map;
-    size_t len;
-};
-
-static void owned_release(struct remora_rmem *m)
-{
-    struct owned_map *o = m->key;
-    munmap(o->map, o->len);
-    free(o);
-}
-
-static const struct remora_transport remora_shm_owned = {
-    .name = "shm-owned",
-    .mapped = 1,
-    .amo_sizes = 1 | 2 | 4 | 8,
-    .amo_native = 1 | 2 | 4 | 8,
-    .putv = mapped_putv,
-    .getv = mapped_getv,
-    .amo = mapped_amo,
-    .read = mapped_read,
-    .flush = mapped_flush,
-    .release = owned_release,
-};
-
 int remora_shm_mapped_owning(int proc, char *at, void *map, size_t len, struct remora_rmem *out)
 {
     struct owned_map *o = malloc(sizeof *o);
     if (!o)
         return 0;
     *o = (struct owned_map){map, len};
-    *out = (struct remora_rmem){.tp = &remora_shm_owned, .base = (uintptr_t)at, .key = o, .proc = proc};
+    *out = (struct remora_rmem){.tp = &remora_shm_mapped, .base = (uintptr_t)at, .key = o, .proc = proc};
     return 1;
 }

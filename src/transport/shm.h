@@ -5,11 +5,10 @@
  *   remora_shm_cma     memory of a process the runtime verified to share this
  *                      kernel and pid namespace, not mapped here:
  *                      process_vm_readv/writev on its pid (rmem.key), no atomics;
- *   shm-owned          memory mapped here by the key, which unmaps it on
- *                      release (a peer's window pages, see shm-split);
  *   shm-split          such memory whose whole pages its owner moved into
  *                      shared memory: those mapped, the rest by CMA (shm_split.c);
- *                      shm-owned when all of it was moved. */
+ *                      mapped (the key owning the mapping) when all of it was
+ *                      moved. */
 #ifndef REMORA_TRANSPORT_SHM_H
 #define REMORA_TRANSPORT_SHM_H
 
