@@ -23,6 +23,7 @@ struct target_cache {
     uint32_t n, cap;
     struct remora_dyn_region *region;
     struct known_region *known;
+    uint32_t nknown;
 };
 
 /* Owner side: our registrations of attached regions. */
@@ -282,16 +283,54 @@ static const struct remora_dyn_region *find_cached(const struct target_cache *c,
     return NULL;
 }
 
+static int same_region(const struct remora_dyn_region *a, const struct remora_dyn_region *b)
+{
+    return a->base == b->base && a->size == b->size && a->key_len == b->key_len &&
+           memcmp(a->key, b->key, a->key_len) == 0;
+}
+
+static void release_known(struct known_region *k)
+{
+    if (k->amo.key != k->data.key)
+        remora_rmem_release(&k->amo);
+    remora_rmem_release(&k->data);
+    free(k);
+}
+
+/* Drops the regions reached at the target that its table (mapped here, or
+ * c's copy) no longer holds: detached, so no call of this process may reach
+ * them any more; each holds a mapping of the owner's memory, or a network
+ * key (c->lock held).  Done before a region is added to more than the table
+ * holds, so the list stays as long as the table. */
+static void forget_detached(struct remora_win *w, struct target_cache *c, const struct remora_dyn_table *mapped)
+{
+    uint32_t attached = mapped ? __atomic_load_n(&mapped->n, __ATOMIC_RELAXED) : c->n;
+    if (c->nknown < attached)
+        return;
+    for (struct known_region **p = &c->known, *k; (k = *p);) {
+        struct remora_dyn_region now;
+        const struct remora_dyn_region *r =
+            mapped ? (find_mapped(w, mapped, k->r.base, &now) ? &now : NULL) : find_cached(c, k->r.base);
+        if (r && same_region(r, &k->r)) {
+            p = &k->next;
+            continue;
+        }
+        *p = k->next;
+        release_known(k);
+        c->nknown--;
+    }
+}
+
 /* The unpacked region r of target (c->lock held): found or made. */
 static remora_status_t known(struct remora_win *w, int target, struct target_cache *c, const struct remora_dyn_region *r,
-                 struct known_region **out)
+                 const struct remora_dyn_table *mapped, struct known_region **out)
 {
     for (struct known_region *k = c->known; k; k = k->next)
-        if (k->r.base == r->base && k->r.size == r->size && k->r.key_len == r->key_len &&
-            memcmp(k->r.key, r->key, r->key_len) == 0) {
+        if (same_region(&k->r, r)) {
             *out = k;
             return REMORA_OK;
         }
+    forget_detached(w, c, mapped);
     struct known_region *k = calloc(1, sizeof *k);
     if (!k)
         return REMORA_ERR_NO_MEM;
@@ -311,6 +350,7 @@ static remora_status_t known(struct remora_win *w, int target, struct target_cac
     k->r = *r;
     k->next = c->known;
     c->known = k;
+    c->nknown++;
     *out = k;
     return REMORA_OK;
 }
@@ -335,7 +375,7 @@ static remora_status_t region_at(struct remora_win *w, int target, struct target
             r = find_cached(c, addr);
         }
     }
-    return r && remora_ok(st) ? known(w, target, c, r, k) : st;
+    return r && remora_ok(st) ? known(w, target, c, r, mapped, k) : st;
 }
 
 int remora_dyn_resolve(struct remora_win *w, int target, uint64_t lo, uint64_t len, struct remora_target *t)
@@ -381,10 +421,7 @@ void remora_dyn_free(struct remora_win *w)
         struct target_cache *c = &d->cache[r];
         for (struct known_region *k = c->known, *next; k; k = next) {
             next = k->next;
-            if (k->amo.key != k->data.key)
-                remora_rmem_release(&k->amo);
-            remora_rmem_release(&k->data);
-            free(k);
+            release_known(k);
         }
         free(c->region);
         pthread_mutex_destroy(&c->lock);

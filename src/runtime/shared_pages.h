@@ -5,9 +5,10 @@
  * peers on the node map them and reach the window with load/store instead of
  * a process_vm_* system call per operation.  When the last window over them
  * is freed (or the region detached) they move back into private memory and
- * the file is emptied: a peer that still maps it (an origin keeps the regions
- * it reached until the window goes) holds no memory by it, and would fault on
- * it, where reaching a detached region is erroneous anyway.
+ * the file is emptied: a peer that still maps it (an origin keeps a region
+ * it reached until it reaches a new one after the detach, or the window
+ * goes) holds no memory by it, and would fault on it, where reaching a
+ * detached region is erroneous anyway.
  *
  * Which pages: every page the memory touches, so that peers map all of it,
  * when the other threads' writes to them can be held during the move
