@@ -37,8 +37,8 @@ static inline int accumulate_fast(struct remora_win *w, const void *oaddr, MPI_C
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, ttype);
     char *t;
     uint64_t n = e ? (uint64_t)tcount * e->size : 0; /* bytes */
-    if (tcount == 1 && e && remora_fop_fast_type(e) && atomic_load_explicit(&w->amo_hint, memory_order_relaxed) != e)
-        atomic_store_explicit(&w->amo_hint, e, memory_order_relaxed); /* for the front end's fast path (fop_fast.h) */
+    if (tcount == 1 && e)
+        remora_fop_hint(w, e);
     const struct remora_rank_state *s;
     if (!e || e->size != e->extent || !(s = remora_fast_span(w, n, target, tdisp, &t)) || !s->peer.acc_atomic)
         return -1;

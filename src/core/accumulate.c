@@ -234,8 +234,7 @@ int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MP
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
     if (!e)
         return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
-    if (remora_fop_fast_type(e) && atomic_load_explicit(&w->amo_hint, memory_order_relaxed) != e)
-        atomic_store_explicit(&w->amo_hint, e, memory_order_relaxed); /* for the next call's fast path */
+    remora_fop_hint(w, e);
     int opid = remora_op_of(op);
     if (opid >= 0 && raddr && atomic_fast(w, e, native_amo((enum remora_op)opid, remora_type_integer(e)),
                                           opid == REMORA_OP_NO_OP ? NULL : oaddr, NULL, raddr, target, tdisp) == 0)

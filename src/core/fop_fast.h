@@ -19,6 +19,14 @@ static inline int remora_fop_fast_type(const struct remora_type_entry *e)
     return (e->size == 4 || e->size == 8) && e->size == e->extent;
 }
 
+/* Points w's amo hint at e when the fast path would serve e: the next call
+ * of that type needs no table lookup. */
+static inline void remora_fop_hint(struct remora_win *w, const struct remora_type_entry *e)
+{
+    if (remora_fop_fast_type(e) && atomic_load_explicit(&w->amo_hint, memory_order_relaxed) != e)
+        atomic_store_explicit(&w->amo_hint, e, memory_order_relaxed);
+}
+
 /* One element; its old value to raddr unless NULL (an MPI_Accumulate of
  * one element the same on both sides).  1 when done; 0: take
  * remora_fetch_and_op (remora_accumulate's general path). */

@@ -127,11 +127,11 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc == MPI_SUCCESS) {
         w->pscw.start_group = ranks;
-        w->pscw.start_n = n;
         if (w->lock.targets_held) { /* a lock that raced us, read after start_group (lock.c, E1) */
             w->pscw.start_group = NULL;
             rc = remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
-        }
+        } else
+            w->pscw.start_n = n;
     }
     remora_sync_end(w);
     if (rc != MPI_SUCCESS) {

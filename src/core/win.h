@@ -255,7 +255,7 @@ static inline int remora_epoch_allows(const struct remora_win *w, const struct r
 
 /* How memory the program brings (MPI_Win_create, MPI_Win_attach) is
  * registered (REMORA_REG_*): with the network when the window spans nodes;
- * its whole pages moved into shared memory when peers on the node can map
+ * its pages moved into shared memory when peers on the node can map
  * them (runtime/shared_pages.h). */
 static inline int remora_win_user_memory_flags(const struct remora_win *w)
 {

@@ -40,13 +40,15 @@ static int open_uffd(void)
 static int ready_uffd(int *unpopulated)
 {
     /* the API handshake is once per fd: a kernel that refuses the feature gets a new fd */
-    for (*unpopulated = 1; *unpopulated >= 0; --*unpopulated) {
+    for (int want = 1; want >= 0; want--) {
         int fd = open_uffd();
         if (fd < 0)
             return -1;
-        struct uffdio_api api = {.api = UFFD_API, .features = *unpopulated ? UFFD_FEATURE_WP_UNPOPULATED : 0};
-        if (ioctl(fd, UFFDIO_API, &api) == 0 && (api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP))
+        struct uffdio_api api = {.api = UFFD_API, .features = want ? UFFD_FEATURE_WP_UNPOPULATED : 0};
+        if (ioctl(fd, UFFDIO_API, &api) == 0 && (api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+            *unpopulated = want;
             return fd;
+        }
         close(fd);
     }
     return -1;
@@ -77,9 +79,11 @@ int remora_hold_writes(void *addr, size_t len, struct remora_write_hold *hold)
     /* Without the feature only present pages are protected: a store into a
      * page never touched would fault a new private page in, unheld.  Reading
      * each page first maps it (the zero page at least). */
-    if (!unpopulated)
-        for (uintptr_t p = (uintptr_t)addr; p < (uintptr_t)addr + len; p += (uintptr_t)sysconf(_SC_PAGESIZE))
+    if (!unpopulated) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        for (uintptr_t p = (uintptr_t)addr; p < (uintptr_t)addr + len; p += page)
             (void)*(volatile const char *)p;
+    }
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &hold->signals);

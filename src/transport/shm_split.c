@@ -108,22 +108,21 @@ static const struct remora_transport remora_shm_split = {
 int remora_shm_split_unpack(int proc, pid_t pid, uint64_t addr, uint64_t len, const struct remora_pool_ref *pages,
                             struct remora_rmem *out)
 {
-    struct split_key *k = malloc(sizeof *k);
-    char *map = k ? remora_map_peer_fd(pid, pages->fd, pages->chunk_size) : NULL;
+    char *map = remora_map_peer_fd(pid, pages->fd, pages->chunk_size);
     if (!map) {
         remora_log(REMORA_LOG_INFO, "cannot map window pages of process %d: reached by CMA", (int)pid);
-        free(k);
         return 0;
     }
     uint64_t lo = pages->chunk_addr, hi = lo + pages->chunk_size;
+    struct split_key *k = NULL;
     if (lo <= addr && addr + len <= hi) { /* all of it */
-        free(k);
         if (remora_shm_mapped_owning(proc, map + (addr - lo), map, pages->chunk_size, out))
             return 1;
-        munmap(map, pages->chunk_size);
-        return 0;
+    } else if ((k = malloc(sizeof *k))) {
+        *k = (struct split_key){map, lo, hi, pid};
+        *out = (struct remora_rmem){.tp = &remora_shm_split, .base = addr, .key = k, .proc = proc};
+        return 1;
     }
-    *k = (struct split_key){map, lo, hi, pid};
-    *out = (struct remora_rmem){.tp = &remora_shm_split, .base = addr, .key = k, .proc = proc};
-    return 1;
+    munmap(map, pages->chunk_size); /* out of memory */
+    return 0;
 }
