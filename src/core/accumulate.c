@@ -231,6 +231,8 @@ int remora_accumulate(struct remora_win *w, const void *oaddr, MPI_Count ocount,
 int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MPI_Datatype type, int target,
                         MPI_Aint tdisp, MPI_Op op)
 {
+    if (!raddr || (!oaddr && op != MPI_NO_OP)) /* the class MPICH gives */
+        return remora_err(MPI_ERR_ARG, "MPI_Fetch_and_op: the %s buffer is NULL", raddr ? "origin" : "result");
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
     if (!e)
         return remora_err(MPI_ERR_TYPE, "MPI_Fetch_and_op needs a predefined datatype");
@@ -246,6 +248,9 @@ int remora_fetch_and_op(struct remora_win *w, const void *oaddr, void *raddr, MP
 int remora_compare_and_swap(struct remora_win *w, const void *oaddr, const void *caddr, void *raddr,
                             MPI_Datatype type, int target, MPI_Aint tdisp)
 {
+    if (!oaddr || !caddr || !raddr)
+        return remora_err(MPI_ERR_ARG, "MPI_Compare_and_swap: the %s buffer is NULL",
+                          !oaddr ? "origin" : !caddr ? "compare" : "result");
     const struct remora_type_entry *e = remora_type_lookup(&remora_core.types, type);
 #if defined(OPEN_MPI)
     /* Open MPI compares and swaps any predefined type bitwise (beyond the

@@ -55,8 +55,11 @@ static inline __attribute__((always_inline)) int remora_fast_fetch_and_op(const 
         amo = REMORA_AMO_ADD;
     else
         return 0;
-    if (op != MPI_NO_OP)
+    if (op != MPI_NO_OP) {
+        if (__builtin_expect(!oaddr, 0))
+            return 0; /* erroneous: the slow path says so */
         x = remora_elem_load(oaddr, e->size);
+    }
     uint64_t old = remora_mapped_amo(t, e->size, amo, x, 0);
     if (raddr)
         remora_elem_store(raddr, e->size, old);

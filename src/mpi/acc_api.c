@@ -37,8 +37,9 @@ static __attribute__((noinline)) int fetch_and_op_slow(const void *origin_addr, 
 REMORA_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                                 MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    if (__builtin_expect(remora_fast_fetch_and_op(remora_win_from_handle(win), origin_addr, result_addr, datatype,
-                                                  target_rank, target_disp, op), 1))
+    if (__builtin_expect(result_addr && remora_fast_fetch_and_op(remora_win_from_handle(win), origin_addr,
+                                                                 result_addr, datatype, target_rank, target_disp, op),
+                         1))
         return MPI_SUCCESS;
     return fetch_and_op_slow(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }

@@ -15,6 +15,10 @@ static int skip_stateful;
 /* A displacement whose byte offset overflows 64 bits: hosts compute the
  * offset modulo 2^64 and accept it (--host-skip wrap). */
 static int skip_wrap;
+/* NULL buffers of MPI_Fetch_and_op and MPI_Compare_and_swap: MPI_ERR_ARG, as
+ * MPICH says, and nothing done; Open MPI's osc/sm dereferences them
+ * (--host-skip null). */
+static int skip_null;
 
 int main(int argc, char **argv)
 {
@@ -22,6 +26,7 @@ int main(int argc, char **argv)
     const char *host_skip = mtest_host_list(argc, argv, "--host-skip");
     skip_stateful = mtest_listed(host_skip, "stateful");
     skip_wrap = mtest_listed(host_skip, "wrap");
+    skip_null = mtest_listed(host_skip, "null");
     int size = mtest.size, right = (mtest.rank + 1) % size;
     long *base, x = 1;
     MPI_Win win;
@@ -78,6 +83,23 @@ int main(int argc, char **argv)
            (right + 1) % size == right ? MPI_ERR_RANK : MPI_ERR_RMA_SYNC);
     MTEST_MPI(MPI_Win_unlock(right, win));
     EXPECT_STATEFUL(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC);
+
+    if (!skip_null) {
+        /* slot 6 of the right neighbour: nobody else's calls touch it */
+        mtest_set_context("NULL buffers of the atomics");
+        long before, after, cmp = 0;
+        MTEST_MPI(MPI_Win_lock_all(0, win));
+        MTEST_MPI(MPI_Fetch_and_op(NULL, &before, MPI_LONG, right, 6, MPI_NO_OP, win)); /* allowed: no origin */
+        EXPECT(MPI_Fetch_and_op(&x, NULL, MPI_LONG, right, 6, MPI_SUM, win), MPI_ERR_ARG);
+        EXPECT(MPI_Fetch_and_op(&x, NULL, MPI_LONG, right, 6, MPI_REPLACE, win), MPI_ERR_ARG);
+        EXPECT(MPI_Fetch_and_op(NULL, &after, MPI_LONG, right, 6, MPI_SUM, win), MPI_ERR_ARG);
+        EXPECT(MPI_Compare_and_swap(NULL, &cmp, &after, MPI_LONG, right, 6, win), MPI_ERR_ARG);
+        EXPECT(MPI_Compare_and_swap(&x, NULL, &after, MPI_LONG, right, 6, win), MPI_ERR_ARG);
+        EXPECT(MPI_Compare_and_swap(&x, &before, NULL, MPI_LONG, right, 6, win), MPI_ERR_ARG);
+        MTEST_MPI(MPI_Fetch_and_op(NULL, &after, MPI_LONG, right, 6, MPI_NO_OP, win));
+        MTEST_MPI(MPI_Win_unlock_all(win));
+        MTEST_CHECK(after == before, "an erroneous atomic changed the target: %ld, was %ld", after, before);
+    }
 
     mtest_set_context("fence and PSCW");
     EXPECT_STATEFUL(MPI_Win_fence(1 << 20, win), MPI_ERR_ASSERT);
