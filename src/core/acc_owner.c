@@ -37,18 +37,6 @@ union elem {
  * one before): the blocks gathered into an aligned buffer, reduced by one
  * kernel call per buffer, scattered back (a kernel call per 4-byte block
  * cost three times as much). */
-/* k words of type T from src to dst, dst_step and src_step bytes apart. */
-#define STRIDED_COPY(T, dst, dst_step, src, src_step, k)                                          \
-    do {                                                                                         \
-        char *d_ = (char *)(dst);                                                                \
-        const char *s_ = (const char *)(src);                                                    \
-        for (size_t j_ = 0; j_ < (k); j_++, d_ += (dst_step), s_ += (src_step)) {                 \
-            T v_;                                                                                \
-            memcpy(&v_, s_, sizeof v_);                                                          \
-            memcpy(d_, &v_, sizeof v_);                                                          \
-        }                                                                                        \
-    } while (0)
-
 static void apply_small_blocks(remora_reduce_fn kernel, uint32_t esz, char *mem, int64_t stride, const char *operand,
                                size_t len, uint32_t count)
 {
@@ -60,21 +48,9 @@ static void apply_small_blocks(remora_reduce_fn kernel, uint32_t esz, char *mem,
     for (size_t i = 0, k; i < count; i += k) {
         k = count - i < per ? count - i : per;
         char *first = mem + stride * (int64_t)i;
-        if (len == 4) { /* single ints and floats: the loops without the size dispatch */
-            STRIDED_COPY(uint32_t, tmp.b, 4, first, stride, k);
-            kernel(tmp.b, operand + i * len, k * len / esz);
-            STRIDED_COPY(uint32_t, first, stride, tmp.b, 4, k);
-        } else if (len == 8) {
-            STRIDED_COPY(uint64_t, tmp.b, 8, first, stride, k);
-            kernel(tmp.b, operand + i * len, k * len / esz);
-            STRIDED_COPY(uint64_t, first, stride, tmp.b, 8, k);
-        } else {
-            for (size_t j = 0; j < k; j++)
-                remora_mapped_copy((char *)tmp.b + j * len, first + stride * (int64_t)j, len);
-            kernel(tmp.b, operand + i * len, k * len / esz);
-            for (size_t j = 0; j < k; j++)
-                remora_mapped_copy(first + stride * (int64_t)j, (char *)tmp.b + j * len, len);
-        }
+        remora_strided_copy((char *)tmp.b, (int64_t)len, first, stride, len, k);
+        kernel(tmp.b, operand + i * len, k * len / esz);
+        remora_strided_copy(first, stride, (const char *)tmp.b, (int64_t)len, len, k);
     }
 }
 

@@ -27,6 +27,29 @@ static inline void remora_mapped_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* count blocks of len bytes, dst_step and src_step bytes apart (a packed side
+ * steps by len): the size dispatched once, not per block, so that 4- and
+ * 8-byte blocks of strided datatypes cost a load and a store each. */
+#define REMORA_STRIDED_WORDS(T, dst, dst_step, src, src_step, count)                         \
+    for (size_t i_ = 0; i_ < (count); i_++, dst += (dst_step), src += (src_step)) {          \
+        T v_;                                                                               \
+        memcpy(&v_, src, sizeof v_);                                                        \
+        memcpy(dst, &v_, sizeof v_);                                                        \
+    }
+
+static inline void remora_strided_copy(char *dst, int64_t dst_step, const char *src, int64_t src_step, size_t len,
+                                       size_t count)
+{
+    if (len == 8) {
+        REMORA_STRIDED_WORDS(uint64_t, dst, dst_step, src, src_step, count)
+    } else if (len == 4) {
+        REMORA_STRIDED_WORDS(uint32_t, dst, dst_step, src, src_step, count)
+    } else {
+        for (size_t i = 0; i < count; i++, dst += dst_step, src += src_step)
+            remora_mapped_copy(dst, src, len);
+    }
+}
+
 /* Element values as the transport's atomics take them: the low `size` bytes
  * of a 64-bit word (sized loads keep that right on either byte order). */
 static inline uint64_t remora_elem_load(const void *p, size_t size)

@@ -563,17 +563,14 @@ static void carry_out(const char *msg, size_t len, char *out)
             applier(head, (char *)(uintptr_t)e.raddr, e.stride, operand, compare, e.len, e.count);
             continue;
         }
-        for (uint32_t i = 0; i < e.count; i++) {
-            char *mem = (char *)(uintptr_t)(e.raddr + (uint64_t)(e.stride * (int64_t)i));
-            size_t k = (size_t)i * e.len;
-            if (e.kind == ENTRY_PUT) {
-                remora_mapped_copy(mem, msg + at + k, e.len); /* 4 and 8 bytes without a call into libc */
-            } else {
-                memcpy(out, mem, e.len), out += e.len;
-            }
-        }
-        if (e.kind == ENTRY_PUT)
+        char *mem = (char *)(uintptr_t)e.raddr;
+        if (e.kind == ENTRY_PUT) {
+            remora_strided_copy(mem, e.stride, msg + at, (int64_t)e.len, e.len, e.count);
             at += pad16(total);
+        } else {
+            remora_strided_copy(out, (int64_t)e.len, mem, e.stride, e.len, e.count);
+            out += total;
+        }
     }
 }
 
