@@ -323,6 +323,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "rma_bulk: needs 2 ranks and positive counts\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    for (int c = 0; c < nchosen; c++) { /* a name that is no test is a mistake, not an empty run */
+        int known = 0;
+        for (size_t k = 0; k < sizeof tests / sizeof *tests; k++)
+            known |= !strcmp(chosen[c], tests[k].name);
+        if (!known) {
+            if (rank == 0)
+                fprintf(stderr, "rma_bulk: no test %s (acc_rows|transpose|subarray|put_nc|acc_nc)\n", chosen[c]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     for (size_t k = 0; k < sizeof tests / sizeof *tests; k++) {
         int want = nchosen == 0;
         for (int c = 0; c < nchosen; c++)
