@@ -17,10 +17,7 @@
  *       again (an origin's next start toward t waits for that post), so
  *       pscw_complete never runs ahead of completions_expected.
  * Messages: post k remote atomics, start none (local spin), complete k,
- * wait/test none: O(k) for a group of k.  Post's and complete's atomics are
- * sent without waiting for their replies (nothing is read back; complete's
- * flush came first, P2; a later flush, and MPI_Win_free's, completes them):
- * across nodes neither call waits a round trip. */
+ * wait/test none: O(k) for a group of k. */
 #include <stdlib.h>
 
 #include "core/ctrl.h"
@@ -105,8 +102,9 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
      * before any origin's access. */
     atomic_thread_fence(memory_order_release);
     remora_status_t st = REMORA_OK;
+    uint64_t old;
     for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && remora_ok(st); i++)
-        st = remora_ctrl_release(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), 1);
+        st = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
     return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
 
@@ -170,8 +168,9 @@ int remora_complete(struct remora_win *w)
         atomic_store_explicit(&remora_rank_known(w, ranks[i])->peer.access, 0, memory_order_relaxed); /* made by start */
     /* the targets are told even if the flush failed: they must not wait forever */
     remora_status_t st = remora_flush_all(), st2 = REMORA_OK;
+    uint64_t old;
     for (int i = 0; i < n && remora_ok(st2); i++)
-        st2 = remora_ctrl_release(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, 1);
+        st2 = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
     free(ranks);
     return remora_status_err(!remora_ok(st) ? st : st2, "MPI_Win_complete");
 }

@@ -1106,10 +1106,6 @@ static remora_status_t flush_instance(struct instance *in, int proc)
 {
     ucp_request_param_t prm = {0};
     pthread_mutex_lock(&in->lock);
-    if (proc < 0 && !atomic_load_explicit(&in->busy, memory_order_relaxed)) {
-        pthread_mutex_unlock(&in->lock); /* nothing issued since its last complete flush (begin sets busy) */
-        return REMORA_OK;
-    }
     remora_status_t st = msg_complete(in, proc);
     for (int i = 0; i < in->nfetch;) {
         if (proc >= 0 && in->fetch[i].proc != proc) {
