@@ -101,19 +101,20 @@ static int decode_named(MPI_Datatype t, struct builder *B)
  * of merging one int at a time). */
 static void repeat(struct builder *B, const struct builder *child, MPI_Aint count, MPI_Aint disp0, MPI_Aint step)
 {
-    if (count <= 0 || !reserve(B, (size_t)count * child->n))
+    if (count <= 0)
         return;
-    if (child->n != 1) {
+    if (child->n == 1 && step == child->b[0].len) { /* back to back: contiguous, a vector's blocklength */
+        emit(B, disp0 + child->b[0].disp, step * count);
+    } else if (!reserve(B, (size_t)count * child->n)) {
+        return;
+    } else if (child->n != 1) {
         for (MPI_Aint i = 0; i < count && !B->err; i++)
             append(B, child, disp0 + i * step);
         return;
-    }
-    MPI_Aint len = child->b[0].len;
-    if (step == len) /* back to back: one block (contiguous types, a vector's blocklength) */
-        emit(B, disp0 + child->b[0].disp, len * count);
-    else
+    } else {
         for (MPI_Aint i = 0, d = disp0 + child->b[0].disp; i < count; i++, d += step)
-            emit(B, d, len);
+            emit(B, d, child->b[0].len);
+    }
     append(B, &(struct builder){.basic = child->basic, .mixed = child->mixed}, 0); /* its leaves */
 }
 

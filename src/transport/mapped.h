@@ -49,6 +49,7 @@ static inline void remora_strided_copy(char *dst, int64_t dst_step, const char *
             remora_mapped_copy(dst, src, len);
     }
 }
+#undef REMORA_STRIDED_WORDS
 
 /* Element values as the transport's atomics take them: the low `size` bytes
  * of a 64-bit word (sized loads keep that right on either byte order). */
