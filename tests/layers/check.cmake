@@ -3,7 +3,11 @@
 # found (not for any other reason), a "pass" case must build.
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD} --target ${TARGET}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# gcc: "h: No such file or directory"; clang: "'h' file not found"
 string(FIND "${out}${err}" "${HEADER}: No such file" missing)
+if(missing EQUAL -1)
+  string(FIND "${out}${err}" "'${HEADER}' file not found" missing)
+endif()
 if(EXPECT STREQUAL "fail")
   if(rc EQUAL 0 OR missing EQUAL -1)
     message(FATAL_ERROR "an upward include of ${HEADER} was not refused for the header's absence (rc ${rc}):\n${out}${err}")
