@@ -93,8 +93,6 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
         return rc;
     }
     w->pscw.post_open = 1;
-    w->pscw.post_group = ranks;
-    w->pscw.post_n = n;
     w->pscw.completions_expected += (uint64_t)n;
     remora_sync_end(w);
     /* Notified outside sync_lock: another thread's synchronisation call need
@@ -105,6 +103,7 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
     uint64_t old;
     for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && remora_ok(st); i++)
         st = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
+    free(ranks);
     return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
 
@@ -182,9 +181,6 @@ static int exposure_done(struct remora_win *w)
     if (got < w->pscw.completions_expected)
         return 0;
     w->pscw.post_open = 0;
-    free(w->pscw.post_group);
-    w->pscw.post_group = NULL;
-    w->pscw.post_n = 0;
     return 1;
 }
 

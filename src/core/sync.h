@@ -62,8 +62,7 @@ int remora_win_sync(struct remora_win *w);
 struct remora_win_pscw {
     int *_Atomic start_group;      /* access epoch: its targets (window ranks), NULL when none */
     int start_n;
-    int *post_group, post_n;       /* exposure epoch: its origins                              */
-    int post_open;
+    int post_open;                 /* exposure epoch: posted, not yet closed by wait or test    */
     uint64_t completions_expected; /* cumulative group sizes of our posts                      */
 };
 

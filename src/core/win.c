@@ -344,7 +344,6 @@ static void win_release(struct remora_win *w)
     pthread_mutex_destroy(&w->dyn.lock);
     pthread_mutex_destroy(&w->mem.ranks_lock);
     free(w->pscw.start_group);
-    free(w->pscw.post_group);
     w->magic = 0;
     free(w);
 }
