@@ -103,18 +103,18 @@ static void repeat(struct builder *B, const struct builder *child, MPI_Aint coun
 {
     if (count <= 0)
         return;
-    if (child->n == 1 && step == child->b[0].len) { /* back to back: contiguous, a vector's blocklength */
-        emit(B, disp0 + child->b[0].disp, step * count);
-    } else if (!reserve(B, (size_t)count * child->n)) {
+    if (child->n != 1) {
+        if (reserve(B, child->n * (size_t)count))
+            for (MPI_Aint i = 0; i < count && !B->err; i++)
+                append(B, child, disp0 + i * step);
         return;
-    } else if (child->n != 1) {
-        for (MPI_Aint i = 0; i < count && !B->err; i++)
-            append(B, child, disp0 + i * step);
-        return;
-    } else {
-        for (MPI_Aint i = 0, d = disp0 + child->b[0].disp; i < count; i++, d += step)
-            emit(B, d, child->b[0].len);
     }
+    MPI_Aint len = child->b[0].len, first = disp0 + child->b[0].disp;
+    if (step == len) /* back to back: contiguous, a vector's blocklength */
+        emit(B, first, len * count);
+    else if (reserve(B, (size_t)count))
+        for (MPI_Aint i = 0; i < count; i++)
+            emit(B, first + i * step, len);
     append(B, &(struct builder){.basic = child->basic, .mixed = child->mixed}, 0); /* its leaves */
 }
 

@@ -549,25 +549,23 @@ static void carry_out(const char *msg, size_t len, char *out)
         memcpy(&e, msg + at, sizeof e);
         at += sizeof e;
         size_t total = (size_t)e.count * e.len;
-        const char *head = msg + at, *operand = NULL, *compare = NULL;
-        if (e.kind == ENTRY_APPLY) {
+        char *mem = (char *)(uintptr_t)e.raddr;
+        if (e.kind == ENTRY_PUT) {
+            remora_strided_copy(mem, e.stride, msg + at, (int64_t)e.len, e.len, e.count);
+            at += pad16(total);
+        } else if (e.kind == ENTRY_APPLY) { /* the old bytes first, then the run as one */
+            const char *head = msg + at, *operand = NULL, *compare = NULL;
             at += REMORA_APPLY_HEAD;
             if (e.flags & APPLY_OPERAND)
                 operand = msg + at, at += pad16(total);
             if (e.flags & APPLY_COMPARE)
                 compare = msg + at, at += pad16(total);
-        }
-        if (e.kind == ENTRY_APPLY) { /* the old bytes first, then the run as one */
-            for (uint32_t i = 0; (e.flags & APPLY_FETCH) && i < e.count; i++, out += e.len)
-                memcpy(out, (char *)(uintptr_t)(e.raddr + (uint64_t)(e.stride * (int64_t)i)), e.len);
-            applier(head, (char *)(uintptr_t)e.raddr, e.stride, operand, compare, e.len, e.count);
-            continue;
-        }
-        char *mem = (char *)(uintptr_t)e.raddr;
-        if (e.kind == ENTRY_PUT) {
-            remora_strided_copy(mem, e.stride, msg + at, (int64_t)e.len, e.len, e.count);
-            at += pad16(total);
-        } else {
+            if (e.flags & APPLY_FETCH) {
+                remora_strided_copy(out, (int64_t)e.len, mem, e.stride, e.len, e.count);
+                out += total;
+            }
+            applier(head, mem, e.stride, operand, compare, e.len, e.count);
+        } else { /* a get */
             remora_strided_copy(out, (int64_t)e.len, mem, e.stride, e.len, e.count);
             out += total;
         }
