@@ -9,7 +9,8 @@
  * fence_put (an epoch of fence, one put, fence) pscw (an epoch of start, one
  * put, complete; post and wait at the target) put_bw (1 MiB put + flush)
  * fop_rate put_rate (T threads, each on its own slot).  Prints "test value unit" per test on rank 0: the median of R
- * repeats.  Latencies are per operation including its flush; rates count
+ * repeats of N operations, N raised where needed so that a repeat lasts at
+ * least 20 ms.  Latencies are per operation including its flush; rates count
  * operations of all threads per second.  Data is checked after every test.
  * --level is the thread support asked of MPI_Init_thread (default multiple;
  * more than one thread needs it): libraries may skip their thread locks
@@ -55,6 +56,7 @@ static MPI_Aint at; /* the target displacement of base: its address in a dynamic
 static enum { WIN_ALLOCATE, WIN_CREATE, WIN_ALLOC_MEM, WIN_DYNAMIC } window_kind = WIN_ALLOCATE;
 static int rank, nprocs;
 static long iters = 2000;
+#define MIN_REPEAT_S 0.02 /* the shortest repeat timed (s) */
 static int threads = 1;
 static int failures;
 static int target; /* the target's rank: the last one */
@@ -372,6 +374,18 @@ static void run(const struct test *t, int repeat)
     reset_target();
     one_repeat(t, n / 10 + 1); /* warm-up: connections, caches */
     long done = n / 10 + 1;
+    /* A repeat shorter than a few scheduler time slices times the scheduler
+     * (a thread woken late, a core shared with the target), not the library:
+     * untimed repeats lengthen n until one lasts MIN_REPEAT_S on rank 0. */
+    for (;;) {
+        double dt = one_repeat(t, n);
+        done += n;
+        long longer = dt >= MIN_REPEAT_S ? 0 : dt * 100 < MIN_REPEAT_S ? n * 100 : (long)((double)n * 1.2 * MIN_REPEAT_S / dt);
+        MPI_Bcast(&longer, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        if (!longer)
+            break;
+        n = longer;
+    }
     for (int r = 0; r < repeat; r++) {
         samples[r] = one_repeat(t, n);
         done += n;
