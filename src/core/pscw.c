@@ -11,13 +11,18 @@
  *       happened, so t's window is exposed for exactly this epoch.  An early
  *       post for epoch k+1 raises the counter to k+1 and is kept for the next
  *       start; it is never taken for epoch k.
- *   P2  complete flushes (all data remotely complete) before adding 1 to each
- *       target's pscw_complete, so wait's counter implies the data is there.
+ *   P2  complete adds 1 to each target's pscw_complete only once the data it
+ *       sent there is complete there, so wait's counter implies the data is
+ *       there: it flushes first, or, where the transport delivers in order
+ *       (Remora's messages over UCX's software RMA), the add travels behind
+ *       the data (remora_flush_post).
  *   P3  t cannot receive completions for its next exposure before it posts
  *       again (an origin's next start toward t waits for that post), so
  *       pscw_complete never runs ahead of completions_expected.
  * Messages: post k remote atomics, start none (local spin), complete k,
- * wait/test none: O(k) for a group of k. */
+ * wait/test none: O(k) for a group of k.  Neither post's nor complete's is
+ * waited for: over the network an epoch costs their one-way trips (and a
+ * round trip when the epoch's gets must come back first). */
 #include <stdlib.h>
 
 #include "core/ctrl.h"
@@ -100,9 +105,8 @@ int remora_post(struct remora_win *w, MPI_Group group, int assert)
      * before any origin's access. */
     atomic_thread_fence(memory_order_release);
     remora_status_t st = REMORA_OK;
-    uint64_t old;
     for (int i = 0; i < n && !(assert & MPI_MODE_NOCHECK) && remora_ok(st); i++)
-        st = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), REMORA_AMO_ADD, 1, 0, &old);
+        st = remora_ctrl_release(w, ranks[i], REMORA_CTRL_PSCW_POST(w->rank), 1);
     free(ranks);
     return remora_status_err(st, "notifying the group of MPI_Win_post");
 }
@@ -151,6 +155,21 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
     return MPI_SUCCESS;
 }
 
+/* Target's count of completions gains 1 once this process's operations
+ * toward it are complete there (P2), and their results here: by a flush
+ * then an add, or, where the transport keeps them in order, by an add that
+ * travels behind them (remora_flush_post).  The add is not waited for. */
+static remora_status_t tell_complete(struct remora_win *w, int target)
+{
+    const struct remora_reach *x = &remora_rank_known(w, target)->reach; /* made by start */
+    if (!remora_mapped(&x->ctrl, 0) && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && x->data.tp == x->ctrl.tp &&
+        x->amo.tp == x->ctrl.tp)
+        return remora_flush_post(&x->ctrl, REMORA_CTRL_PSCW_COMPLETE, 1);
+    remora_status_t st = remora_flush_target(w, target),
+                    st2 = remora_ctrl_release(w, target, REMORA_CTRL_PSCW_COMPLETE, 1);
+    return !remora_ok(st) ? st : st2;
+}
+
 int remora_complete(struct remora_win *w)
 {
     remora_sync_begin(w);
@@ -165,13 +184,14 @@ int remora_complete(struct remora_win *w)
 
     for (int i = 0; i < n; i++)
         atomic_store_explicit(&remora_rank_known(w, ranks[i])->peer.access, 0, memory_order_relaxed); /* made by start */
-    /* the targets are told even if the flush failed: they must not wait forever */
-    remora_status_t st = remora_flush_all(), st2 = REMORA_OK;
-    uint64_t old;
-    for (int i = 0; i < n && remora_ok(st2); i++)
-        st2 = remora_ctrl_signal(w, ranks[i], REMORA_CTRL_PSCW_COMPLETE, REMORA_AMO_ADD, 1, 0, &old);
+    /* every target is told even if a flush failed: it must not wait forever */
+    remora_status_t st = REMORA_OK;
+    for (int i = 0; i < n; i++) {
+        remora_status_t s = tell_complete(w, ranks[i]);
+        st = !remora_ok(st) ? st : s;
+    }
     free(ranks);
-    return remora_status_err(!remora_ok(st) ? st : st2, "MPI_Win_complete");
+    return remora_status_err(st, "MPI_Win_complete");
 }
 
 /* Whether every origin of the current exposure epoch completed; closes it if so. */

@@ -1179,6 +1179,55 @@ static remora_status_t net_flush(int proc)
     return st;
 }
 
+/* Whether instance in (locked) holds nothing toward proc that a reply must
+ * complete here: no gets or fetching calls gathered or in flight, no UCX
+ * RMA posted (its completion is ucp_ep_flush's). */
+static int quiet_toward(struct instance *in, int proc)
+{
+    for (int i = 0; i < in->nfetch; i++)
+        if (in->fetch[i].proc == proc)
+            return 0;
+    return !in->dirty[proc] && !remora_msg_owes_reply(in, proc);
+}
+
+/* When puts and atomics toward an owner are messages its target worker
+ * handles in order (software RMA and atomics: M1), the add travels in a
+ * message behind this thread's messages instead of after their replies: no
+ * round trip.  Other threads' instances are flushed first, and this
+ * thread's when something of it waits for a reply anyway. */
+static remora_status_t net_flush_post(const struct remora_rmem *m, uint64_t off, uint64_t add)
+{
+    int proc = m->proc;
+    if (!net.ready || !net.sw_rma || !net.sw_amo || to_self(m)) {
+        remora_status_t st = net_flush(proc), st2 = net_amo_post(m, off, 8, REMORA_AMO_ADD, add);
+        return !remora_ok(st) ? st : st2;
+    }
+    struct instance *mine = my_instance, *in;
+    remora_status_t st = REMORA_OK, s;
+    int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
+        s = in != mine && flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
+        st = !remora_ok(st) ? st : s;
+    }
+    ucp_ep_h ep;
+    if (!remora_ok((s = begin(m, &in, &ep, NULL))))
+        return !remora_ok(st) ? st : s;
+    if (!quiet_toward(in, proc)) {
+        pthread_mutex_unlock(&in->lock);
+        s = flush_instance(in, proc);
+        st = !remora_ok(st) ? st : s;
+        pthread_mutex_lock(&in->lock);
+    } else {
+        s = remora_msg_status(in, proc); /* a failure replied before */
+        st = !remora_ok(st) ? st : s;
+    }
+    s = remora_msg_push_add(in, proc, m->base + off, add);
+    owe(in, proc); /* its message asked for no reply: the next flush does */
+    pthread_mutex_unlock(&in->lock);
+    return !remora_ok(st) ? st : s;
+}
+
 void remora_net_pause(void)
 {
     if (net.ready)
@@ -1254,6 +1303,7 @@ const struct remora_transport remora_net = {
     .read = net_read,
     .write = net_write,
     .flush = net_flush,
+    .flush_post = net_flush_post,
     .release = net_release,
     .applies = net_applies,
     .apply = net_apply,

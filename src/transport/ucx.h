@@ -76,11 +76,19 @@ void remora_msg_apply_here(char *mem, const void *head, const struct remora_appl
 remora_status_t remora_msg_push(struct instance *in, int proc);
 /* Send every message gathered, without reply requests (unless needed). */
 remora_status_t remora_msg_push_all(struct instance *in);
+/* Gather an add of x to the 8-byte word at the owner proc's address raddr
+ * (instance locked), carried out in its turn (M1) with a CPU atomic, and
+ * send the message without a reply request; returns once it has left this
+ * process (it then arrives without further calls here). */
+remora_status_t remora_msg_push_add(struct instance *in, int proc, uint64_t raddr, uint64_t x);
 /* Send what was gathered toward proc (every peer: proc < 0) with a request
  * for a reply, if anything was; remora_msg_waiting then counts it. */
 remora_status_t remora_msg_send(struct instance *in, int proc);
 /* Whether replies toward proc (every peer: proc < 0) are outstanding. */
 int remora_msg_waiting(struct instance *in, int proc);
+/* Whether anything toward proc waits for a reply: gathered gets or fetching
+ * calls, or replies outstanding. */
+int remora_msg_owes_reply(struct instance *in, int proc);
 /* The first failure a reply toward proc (every peer: proc < 0) reported since
  * the last call, which clears it. */
 remora_status_t remora_msg_status(struct instance *in, int proc);

@@ -18,9 +18,11 @@
  *   entries                  { kind, flags, count, len, raddr, stride }: count
  *                            blocks of len bytes at raddr + i * stride; a put
  *                            is followed by its bytes, a call (APPLY) by its
- *                            head and its operand and compare bytes; every
- *                            part padded to 16 bytes, so that the owner's
- *                            reduction kernels find their elements aligned
+ *                            head and its operand and compare bytes, an ADD
+ *                            (of a notification to one 8-byte word) by its
+ *                            operand; every part padded to 16 bytes, so that
+ *                            the owner's reduction kernels find their
+ *                            elements aligned
  * Reply (AM_REPLY): { token, status } and the bytes of the message's gets and
  * the old bytes of its fetching calls, in order.
  *
@@ -56,7 +58,7 @@
 #define MSG_HEAD 16   /* token and padding */
 #define CHUNK (MSG_MAX - MSG_HEAD - 32) /* a put's or get's bytes in one entry of a message at most */
 
-enum { ENTRY_PUT = 1, ENTRY_GET = 2, ENTRY_APPLY = 3 };
+enum { ENTRY_PUT = 1, ENTRY_GET = 2, ENTRY_APPLY = 3, ENTRY_ADD = 4 };
 enum { APPLY_OPERAND = 1, APPLY_COMPARE = 2, APPLY_FETCH = 4 };
 
 struct entry {
@@ -152,25 +154,49 @@ static void sent(void *request, ucs_status_t status, void *buf)
     remora_ucx.ucp_request_free(request);
 }
 
-/* Send buf[len] (ours to free) on ep as message `id`. */
-static remora_status_t send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply)
+/* A send whose sender waits until it has left this process (then it reaches
+ * its target without further calls here). */
+struct sending {
+    void *buf;
+    int left; /* set by progress of the sending instance's worker (locked) */
+};
+
+static void sent_tracked(void *request, ucs_status_t status, void *arg)
+{
+    (void)status;
+    struct sending *s = arg;
+    free(s->buf);
+    s->left = 1;
+    remora_ucx.ucp_request_free(request);
+}
+
+static int has_left(void *arg) { return ((const struct sending *)arg)->left; }
+
+/* Send buf[len] (ours to free) on ep as message `id`; with track, track->left
+ * says when it has left. */
+static remora_status_t send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, int reply, struct sending *track)
 {
     ucp_request_param_t prm = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
         .flags = UCP_AM_SEND_FLAG_EAGER | (reply ? UCP_AM_SEND_FLAG_REPLY : 0),
-        .cb.send = sent,
-        .user_data = buf,
+        .cb.send = track ? sent_tracked : sent,
+        .user_data = track ? (void *)track : buf,
     };
+    if (track)
+        *track = (struct sending){buf, 0};
     ucs_status_ptr_t r = remora_ucx.ucp_am_send_nbx(ep, id, NULL, 0, buf, len, &prm);
     if (UCS_PTR_IS_PTR(r))
         return REMORA_OK;
     free(buf);
+    if (track)
+        track->left = 1;
     return UCS_PTR_STATUS(r) == UCS_OK ? REMORA_OK : REMORA_ERR_IO;
 }
 
 /* Send the message gathered toward proc; with a reply request when asked
  * for or when the reply must carry bytes (M2). */
-static remora_status_t send_message(struct instance *in, int proc, struct msg_peer *p, int want_reply)
+static remora_status_t send_message(struct instance *in, int proc, struct msg_peer *p, int want_reply,
+                                    struct sending *track)
 {
     ucp_ep_h ep = remora_ucx_endpoint(in, proc);
     if (!ep)
@@ -199,7 +225,7 @@ static remora_status_t send_message(struct instance *in, int proc, struct msg_pe
         free(p->dst); /* none gathered (M2): an empty array at most */
     *p = (struct msg_peer){.unacked = reply ? 0 : p->unacked + 1, .waiting = p->waiting + (reply != 0),
                            .status = p->status};
-    remora_status_t st = send_owned(ep, AM_OPS, buf, len, reply);
+    remora_status_t st = send_owned(ep, AM_OPS, buf, len, reply, track);
     if (!remora_ok(st) && f) { /* no reply will come */
         p->waiting--;
         free(f->dst);
@@ -214,7 +240,7 @@ static remora_status_t send_message(struct instance *in, int proc, struct msg_pe
 static remora_status_t make_room(struct instance *in, int proc, struct msg_peer *p, size_t need, size_t reply, int whole)
 {
     if (!whole && p->len > MSG_HEAD && (p->len + need > MSG_MAX || p->reply_bytes + reply > MSG_MAX)) {
-        remora_status_t st = send_message(in, proc, p, 0);
+        remora_status_t st = send_message(in, proc, p, 0, NULL);
         if (!remora_ok(st))
             return st;
     }
@@ -394,7 +420,7 @@ remora_status_t remora_msg_add_strided(struct instance *in, int proc, uintptr_t 
         k = k < s->n - done ? k : s->n - done;
         k = k < UINT32_MAX ? k : UINT32_MAX;
         if (!k)
-            st = send_message(in, proc, p, 0);
+            st = send_message(in, proc, p, 0, NULL);
         else
             st = add_block(in, proc, p,
                            &(struct block){.kind = put ? ENTRY_PUT : ENTRY_GET, .raddr = raddr, .len = s->len,
@@ -434,7 +460,7 @@ remora_status_t remora_msg_apply(struct instance *in, int proc, uintptr_t base, 
 remora_status_t remora_msg_push(struct instance *in, int proc)
 {
     struct msg_peer *p = in->msg ? in->msg[proc] : NULL;
-    return p && p->len > MSG_HEAD ? send_message(in, proc, p, 0) : REMORA_OK;
+    return p && p->len > MSG_HEAD ? send_message(in, proc, p, 0, NULL) : REMORA_OK;
 }
 
 remora_status_t remora_msg_push_all(struct instance *in)
@@ -448,6 +474,26 @@ remora_status_t remora_msg_push_all(struct instance *in)
     return st;
 }
 
+remora_status_t remora_msg_push_add(struct instance *in, int proc, uint64_t raddr, uint64_t x)
+{
+    struct msg_peer *p = peer_of(in, proc);
+    if (!p)
+        return REMORA_ERR_NO_MEM;
+    remora_status_t st = make_room(in, proc, p, sizeof(struct entry) + 16, 0, 0);
+    if (!remora_ok(st))
+        return st;
+    struct entry *e = (struct entry *)(p->buf + p->len);
+    *e = (struct entry){.kind = ENTRY_ADD, .count = 1, .len = 8, .raddr = raddr};
+    memset(p->buf + p->len + sizeof *e, 0, 16);
+    memcpy(p->buf + p->len + sizeof *e, &x, 8);
+    p->last = 0; /* no run continues it */
+    p->len += sizeof *e + 16;
+    struct sending s;
+    if (!remora_ok((st = send_message(in, proc, p, 0, &s))))
+        return st;
+    return remora_ucx_wait_until(in, has_left, &s);
+}
+
 remora_status_t remora_msg_send(struct instance *in, int proc)
 {
     if (!in->msg)
@@ -457,7 +503,7 @@ remora_status_t remora_msg_send(struct instance *in, int proc)
     for (int r = first; r < end; r++) {
         struct msg_peer *p = in->msg[r];
         if (p && (p->len > MSG_HEAD || p->unacked)) {
-            remora_status_t s = send_message(in, r, p, 1);
+            remora_status_t s = send_message(in, r, p, 1, NULL);
             st = !remora_ok(st) ? st : s;
         }
     }
@@ -474,6 +520,12 @@ int remora_msg_waiting(struct instance *in, int proc)
         if (in->msg[r] && in->msg[r]->waiting)
             return 1;
     return 0;
+}
+
+int remora_msg_owes_reply(struct instance *in, int proc)
+{
+    const struct msg_peer *p = in->msg ? in->msg[proc] : NULL;
+    return p && (p->ndst > 0 || p->waiting);
 }
 
 remora_status_t remora_msg_status(struct instance *in, int proc)
@@ -527,6 +579,8 @@ static int64_t reply_size(const char *msg, size_t len)
             data = pad16(total);
         } else if (e.kind == ENTRY_GET) {
             bytes += (int64_t)total;
+        } else if (e.kind == ENTRY_ADD && e.count == 1 && e.len == 8 && e.raddr % 8 == 0) {
+            data = 16;
         } else if (e.kind == ENTRY_APPLY && applier) {
             data = REMORA_APPLY_HEAD + ((e.flags & APPLY_OPERAND) ? pad16(total) : 0) +
                    ((e.flags & APPLY_COMPARE) ? pad16(total) : 0);
@@ -565,6 +619,11 @@ static void carry_out(const char *msg, size_t len, char *out)
                 out += total;
             }
             applier(head, mem, e.stride, operand, compare, e.len, e.count);
+        } else if (e.kind == ENTRY_ADD) { /* with CPU atomics, as UCX's software atomics on the word */
+            uint64_t x;
+            memcpy(&x, msg + at, 8);
+            atomic_fetch_add((_Atomic uint64_t *)mem, x);
+            at += 16;
         } else { /* a get */
             remora_strided_copy(out, (int64_t)e.len, mem, e.stride, e.len, e.count);
             out += total;
@@ -602,7 +661,7 @@ static void handle_ops(const char *msg, size_t len, ucp_ep_h reply_ep)
     }
     r->token = token;
     r->status = bytes >= 0 ? REMORA_S_OK : bytes == -2 ? REMORA_S_NO_MEM : REMORA_S_INVALID; /* on the wire: the code */
-    if (!remora_ok(send_owned(reply_ep, AM_REPLY, r, sizeof *r + (bytes > 0 ? (size_t)bytes : 0), 0)))
+    if (!remora_ok(send_owned(reply_ep, AM_REPLY, r, sizeof *r + (bytes > 0 ? (size_t)bytes : 0), 0, NULL)))
         remora_log(REMORA_LOG_ERROR, "cannot send the reply to an RMA message: its origin will wait");
 }
 
