@@ -2,8 +2,10 @@
  * serves other processes' network requests (see host_waits.h).  Without
  * this, a target blocked in MPI_Recv for a message that its origin sends
  * only after its flush completed would wait for the progress thread, and
- * with no progress thread for ever.  When the host has a progress hook, or
- * no process reaches this one over the network, each call is the host's own,
+ * with no progress thread for ever.  On a node with more of our processes
+ * than cores they wait here too, to yield the core while they wait.  When
+ * the host has a progress hook, or no process reaches this one over the
+ * network and the node has a core for each, each call is the host's own,
  * behind one test. */
 #include <sched.h>
 #include <stdlib.h>
@@ -15,6 +17,17 @@
 #include "transport/transport.h"
 
 static inline int serving(void) { return __builtin_expect(remora_host_waits_serve, 0) && remora_serve_wanted(); }
+
+/* A blocking call waits here, in the host's non-blocking form: to serve, or,
+ * on a node with more of our processes than cores, to yield the core while
+ * it waits (MPICH's own waits spin: with 4 ranks on 2 cores a rank that
+ * waits in its barrier kept the core from one still on its way there, and
+ * a fence took milliseconds). */
+static inline int waiting_here(void)
+{
+    return __builtin_expect(remora_host_waits_serve, 0) &&
+           (remora_serve_wanted() || atomic_load_explicit(&remora_ctx.oversubscribed, memory_order_relaxed));
+}
 
 /* Until the host's test says done, serving in between; yielding the core
  * when this node runs more processes than it has cores (as Open MPI's
@@ -40,7 +53,7 @@ static int wait_request(MPI_Request *r, MPI_Status *status)
 #define NONBLOCKING_FORM(name, iname, params, args)                                                    \
     REMORA_API int MPI_##name params                                                                   \
     {                                                                                                  \
-        if (!serving())                                                                                \
+        if (!waiting_here())                                                                           \
             return REMORA_HOST(MPI_##name) args;                                                       \
         MPI_Request r;                                                                                 \
         int rc = REMORA_HOST(MPI_##iname)(REMORA_UNPAREN args, &r);                                    \
@@ -62,7 +75,7 @@ REMORA_HOST_TESTS(SERVE_ONCE)
 REMORA_API int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                         MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Recv)(buf, count, datatype, source, tag, comm, status);
     MPI_Request r;
     int rc = REMORA_HOST(MPI_Irecv)(buf, count, datatype, source, tag, comm, &r);
@@ -72,7 +85,7 @@ REMORA_PMPI(MPI_Recv);
 
 REMORA_API int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Mrecv)(buf, count, datatype, message, status);
     MPI_Request r;
     int rc = REMORA_HOST(MPI_Imrecv)(buf, count, datatype, message, &r);
@@ -82,7 +95,7 @@ REMORA_PMPI(MPI_Mrecv);
 
 REMORA_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Probe)(source, tag, comm, status);
     int flag = 0;
     UNTIL_DONE(REMORA_HOST(MPI_Iprobe)(source, tag, comm, &flag, status), flag);
@@ -91,7 +104,7 @@ REMORA_PMPI(MPI_Probe);
 
 REMORA_API int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Mprobe)(source, tag, comm, message, status);
     int flag = 0;
     UNTIL_DONE(REMORA_HOST(MPI_Improbe)(source, tag, comm, &flag, message, status), flag);
@@ -121,7 +134,7 @@ REMORA_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                             MPI_Comm comm, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Sendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                                          source, recvtag, comm, status);
     MPI_Request r[2];
@@ -144,7 +157,7 @@ REMORA_PMPI(MPI_Sendrecv);
 REMORA_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                                     int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Sendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     int size = 0, pos = 0;
     int rc = PMPI_Pack_size(count, datatype, comm, &size);
@@ -173,7 +186,7 @@ REMORA_PMPI(MPI_Sendrecv_replace);
 
 REMORA_API int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Wait)(request, status);
     return wait_request(request, status);
 }
@@ -181,7 +194,7 @@ REMORA_PMPI(MPI_Wait);
 
 REMORA_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Waitall)(count, array_of_requests, array_of_statuses);
     int flag = 0;
     UNTIL_DONE(REMORA_HOST(MPI_Testall)(count, array_of_requests, &flag, array_of_statuses), flag);
@@ -190,7 +203,7 @@ REMORA_PMPI(MPI_Waitall);
 
 REMORA_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Waitany)(count, array_of_requests, index, status);
     int flag = 0;
     UNTIL_DONE(REMORA_HOST(MPI_Testany)(count, array_of_requests, index, &flag, status), flag);
@@ -201,7 +214,7 @@ REMORA_PMPI(MPI_Waitany);
 REMORA_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[])
 {
-    if (!serving())
+    if (!waiting_here())
         return REMORA_HOST(MPI_Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     UNTIL_DONE(REMORA_HOST(MPI_Testsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
                *outcount != 0);

@@ -1,6 +1,7 @@
 /* The host MPI's blocking calls, served through when the host has no
  * progress hook (host_progress.c): each then waits in the host's
- * non-blocking form and serves Remora's network requests meanwhile.
+ * non-blocking form and serves Remora's network requests meanwhile, or, on
+ * a node with more processes than cores, yields the core meanwhile.
  *
  * The lists below are the calls that wait for other processes:
  *   REMORA_HOST_WAITS_NB(X)   X(name, iname, params, args): MPI_<name> is
