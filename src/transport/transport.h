@@ -176,7 +176,7 @@ struct remora_transport {
     /* NULL: remora_write is a put and a flush */
     remora_status_t (*write)(const struct remora_rmem *m, uint64_t off, const void *src, size_t len);
     remora_status_t (*flush)(int proc); /* proc < 0: every owner */
-    /* NULL: remora_flush_post is a flush and a remora_amo_post */
+    /* NULL: remora_flush_post is remora_flush_then_post */
     remora_status_t (*flush_post)(const struct remora_rmem *m, uint64_t off, uint64_t add);
     void (*release)(struct remora_rmem *m);
     /* NULL: the owner carries out no calls (see above).  A call's results are
@@ -347,12 +347,15 @@ static inline remora_status_t remora_flush(const struct remora_rmem *m) { return
  * add.  A transport whose operations toward an owner stay in order may send
  * the add behind them instead of waiting for their completion first: a
  * notification (MPI_Win_complete's) without a round trip. */
-static inline remora_status_t remora_flush_post(const struct remora_rmem *m, uint64_t off, uint64_t add)
+static inline remora_status_t remora_flush_then_post(const struct remora_rmem *m, uint64_t off, uint64_t add)
 {
-    if (m->tp->flush_post)
-        return m->tp->flush_post(m, off, add);
     remora_status_t st = m->tp->flush(m->proc), st2 = remora_amo_post(m, off, 8, REMORA_AMO_ADD, add);
     return !remora_ok(st) ? st : st2;
+}
+
+static inline remora_status_t remora_flush_post(const struct remora_rmem *m, uint64_t off, uint64_t add)
+{
+    return m->tp->flush_post ? m->tp->flush_post(m, off, add) : remora_flush_then_post(m, off, add);
 }
 
 /* The load/store address of byte off of m, or NULL when m is not mapped here. */

@@ -1152,18 +1152,16 @@ static int flush_visits(struct instance *in, int proc)
     return atomic_load_explicit(&in->owes[proc], memory_order_relaxed);
 }
 
-/* Every thread's operations: every instance used since its last complete
- * flush.  The messages of all leave first, so that their replies are in
- * flight together. */
-static remora_status_t net_flush(int proc)
+/* Every thread's operations but those of instance `skip` (NULL: none):
+ * every instance used since its last complete flush.  The messages of all
+ * leave first, so that their replies are in flight together. */
+static remora_status_t flush_instances(int proc, const struct instance *skip)
 {
-    if (!net.ready)
-        return REMORA_OK;
     remora_status_t st = REMORA_OK;
     int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
     for (int i = 0; n > 1 && net.sw_rma && i < n; i++) {
         struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
-        if (!flush_visits(in, proc))
+        if (in == skip || !flush_visits(in, proc))
             continue;
         pthread_mutex_lock(&in->lock);
         remora_status_t s = remora_msg_send(in, proc);
@@ -1172,12 +1170,14 @@ static remora_status_t net_flush(int proc)
     }
     for (int i = 0; i < n; i++) {
         struct instance *in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
-        remora_status_t s = flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
+        remora_status_t s = in != skip && flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
         if (remora_ok(st))
             st = s;
     }
     return st;
 }
+
+static remora_status_t net_flush(int proc) { return net.ready ? flush_instances(proc, NULL) : REMORA_OK; }
 
 /* Whether instance in (locked) holds nothing toward proc that a reply must
  * complete here: no gets or fetching calls gathered or in flight, no UCX
@@ -1198,18 +1198,10 @@ static int quiet_toward(struct instance *in, int proc)
 static remora_status_t net_flush_post(const struct remora_rmem *m, uint64_t off, uint64_t add)
 {
     int proc = m->proc;
-    if (!net.ready || !net.sw_rma || !net.sw_amo || to_self(m)) {
-        remora_status_t st = net_flush(proc), st2 = net_amo_post(m, off, 8, REMORA_AMO_ADD, add);
-        return !remora_ok(st) ? st : st2;
-    }
-    struct instance *mine = my_instance, *in;
-    remora_status_t st = REMORA_OK, s;
-    int n = atomic_load_explicit(&net.ninstances, memory_order_acquire);
-    for (int i = 0; i < n; i++) {
-        in = atomic_load_explicit(&net.instance[i], memory_order_relaxed);
-        s = in != mine && flush_visits(in, proc) ? flush_instance(in, proc) : REMORA_OK;
-        st = !remora_ok(st) ? st : s;
-    }
+    if (!net.ready || !net.sw_rma || !net.sw_amo || to_self(m))
+        return remora_flush_then_post(m, off, add);
+    struct instance *in;
+    remora_status_t st = flush_instances(proc, my_instance), s;
     ucp_ep_h ep;
     if (!remora_ok((s = begin(m, &in, &ep, NULL))))
         return !remora_ok(st) ? st : s;

@@ -273,7 +273,7 @@ static int continues(const struct msg_peer *p, const struct block *b)
 {
     const struct entry *e = p->last ? (const struct entry *)(p->buf + p->last) : NULL;
     if (!e || b->count != 1 || e->kind != (uint16_t)b->kind || e->flags != (uint16_t)b->flags || e->len != b->len ||
-        e->count == UINT32_MAX || (b->flags & APPLY_COMPARE))
+        e->count == UINT32_MAX || (b->flags & APPLY_COMPARE) || b->kind == ENTRY_ADD)
         return 0;
     if (e->count > 1 && b->raddr != e->raddr + (uint64_t)(e->stride * (int64_t)e->count))
         return 0;
@@ -288,10 +288,10 @@ static int continues(const struct msg_peer *p, const struct block *b)
     return 1;
 }
 
-/* Bytes b's blocks bring after their entry (puts and calls: their operands). */
+/* Bytes b's blocks bring after their entry (puts and calls: their operands; an add: its operand). */
 static size_t data_of(const struct block *b)
 {
-    if (b->kind == ENTRY_PUT || (b->kind == ENTRY_APPLY && (b->flags & APPLY_OPERAND)))
+    if (b->kind == ENTRY_PUT || b->kind == ENTRY_ADD || (b->kind == ENTRY_APPLY && (b->flags & APPLY_OPERAND)))
         return b->len * b->count;
     return 0;
 }
@@ -479,15 +479,11 @@ remora_status_t remora_msg_push_add(struct instance *in, int proc, uint64_t radd
     struct msg_peer *p = peer_of(in, proc);
     if (!p)
         return REMORA_ERR_NO_MEM;
-    remora_status_t st = make_room(in, proc, p, sizeof(struct entry) + 16, 0, 0);
+    remora_status_t st = add_block(
+        in, proc, p, &(struct block){.kind = ENTRY_ADD, .raddr = raddr, .len = 8, .count = 1, .operand = (const char *)&x},
+        0);
     if (!remora_ok(st))
         return st;
-    struct entry *e = (struct entry *)(p->buf + p->len);
-    *e = (struct entry){.kind = ENTRY_ADD, .count = 1, .len = 8, .raddr = raddr};
-    memset(p->buf + p->len + sizeof *e, 0, 16);
-    memcpy(p->buf + p->len + sizeof *e, &x, 8);
-    p->last = 0; /* no run continues it */
-    p->len += sizeof *e + 16;
     struct sending s;
     if (!remora_ok((st = send_message(in, proc, p, 0, &s))))
         return st;
