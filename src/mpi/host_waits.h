@@ -1,7 +1,8 @@
 /* The host MPI's blocking calls, served through when the host has no
  * progress hook (host_progress.c): each then waits in the host's
- * non-blocking form and serves Remora's network requests meanwhile, or, on
- * a node with more processes than cores, yields the core meanwhile.
+ * non-blocking form and serves Remora's network requests meanwhile; on a
+ * node with more processes than cores it yields the core between tests, and
+ * after REMORA_SPIN_US without network peers to serve it naps (host_waits.c).
  *
  * The lists below are the calls that wait for other processes:
  *   REMORA_HOST_WAITS_NB(X)   X(name, iname, params, args): MPI_<name> is
