@@ -18,10 +18,10 @@
  * When the host has a progress hook (Open MPI), each call is the host's own,
  * behind one test. */
 #include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/spin.h"
 #include "mpi/api.h"
 #include "mpi/host_waits.h"
 #include "runtime/context.h"
@@ -37,24 +37,20 @@ static inline int waiting_here(void) { return __builtin_expect(remora_host_waits
 /* How long a wait naps between tests once it has waited REMORA_SPIN_US. */
 #define HOST_NAP_NS 50000
 
-/* A wait in progress: its rounds, and whether its budget is spent. */
+/* A wait in progress: its spin budget (core/spin.h), and whether it is spent. */
 struct host_wait {
-    unsigned rounds;
+    struct remora_wait spin;
     int napping;
-    uint64_t nap_at; /* when the budget ends (ns, CLOCK_MONOTONIC); 0: not yet known */
 };
 
-/* Whether wait w has lasted its budget (the clock read every 16 rounds). */
+/* Whether wait w has lasted its budget: once it has, it naps from then on. */
 static int budget_spent(struct host_wait *w)
 {
-    if (w->napping || (++w->rounds & 15))
-        return w->napping;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    if (!w->nap_at)
-        w->nap_at = now + (uint64_t)remora_ctx.config.spin_us * 1000u;
-    return w->napping = now >= w->nap_at;
+    if (!w->napping) {
+        w->spin.rounds++;
+        w->napping = remora_wait_spun(&w->spin, 1);
+    }
+    return w->napping;
 }
 
 /* Between two tests of a wait: serve; without network peers to serve, nap

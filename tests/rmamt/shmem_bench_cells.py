@@ -23,7 +23,7 @@ runs = [
 ]
 cells = {(test, impl): c for test, np, cs, unit, ratio in bench.rows(runs) for impl, c in cs.items()}
 failures = []
-for test, impl, want in [(("nbi_t1"), "Remora", "4.75"), ("nbi_t2", "Remora", "4.28"), ("nbi_t1", "OSHMEM", "FAIL"),
+for test, impl, want in [("nbi_t1", "Remora", "4.75"), ("nbi_t2", "Remora", "4.28"), ("nbi_t1", "OSHMEM", "FAIL"),
                          ("put", "Remora", "24.2"), ("put", "OSHMEM", "45.9")]:
     got = cells[(test, impl)]["text"]
     if got != want:
