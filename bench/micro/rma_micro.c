@@ -8,6 +8,8 @@
  * Tests (all by default): put_flush get acc fop cas lock_unlock fence
  * fence_put (an epoch of fence, one put, fence) pscw (an epoch of start, one
  * put, complete; post and wait at the target) put_bw (1 MiB put + flush)
+ * put_handoff (1 MiB put + flush, then a message to the target, which reads
+ * the MiB and answers: what a put costs a program that uses the data)
  * fop_rate put_rate (T threads, each on its own slot).  Prints "test value unit" per test on rank 0: the median of R
  * repeats of N operations, N raised where needed so that a repeat lasts at
  * least 20 ms.  Latencies are per operation including its flush; rates count
@@ -209,7 +211,7 @@ static double run_team(void (*loop)(int, long), long n, int nthreads)
 
 /* ---- tests ----------------------------------------------------------------- */
 
-enum kind { PASSIVE_ALL, PASSIVE_NONE, FENCE, FENCE_PUT, PSCW };
+enum kind { PASSIVE_ALL, PASSIVE_NONE, FENCE, FENCE_PUT, PSCW, HANDOFF };
 enum unit { USEC, MBPS, MOPS };
 
 struct test {
@@ -232,6 +234,7 @@ static const struct test tests[] = {
     {"fence_put", NULL, FENCE_PUT, USEC, 0, 1},
     {"pscw", NULL, PSCW, USEC, 0, 1},
     {"put_bw", put_bw_loop, PASSIVE_ALL, MBPS, 0, 100},
+    {"put_handoff", NULL, HANDOFF, MBPS, 0, 100},
     {"fop_rate", fop_loop, PASSIVE_ALL, MOPS, 1, 1},
     {"put_rate", put_rate_loop, PASSIVE_ALL, MOPS, 1, 1},
 };
@@ -280,6 +283,42 @@ static void target_wait(void)
     }
 }
 
+/* n rounds of put_handoff; the target checks the first and last byte of each. */
+static double handoff(long n)
+{
+    static char src[BIG];
+    long token = 0, sum = 0;
+    double t0 = now();
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        for (long i = 0; i < n; i++) {
+            memset(src, (int)(i % 100) + 1, sizeof src);
+            MPI_Put(src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+            MPI_Win_flush(target, win);
+            MPI_Send(&token, 1, MPI_LONG, target, 8, MPI_COMM_WORLD);
+            MPI_Recv(&token, 1, MPI_LONG, target, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        MPI_Win_unlock_all(win);
+    } else if (rank == target) {
+        const char *got = base + SLOT_BYTES * 64;
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win); /* MPI_Win_sync belongs in a passive-target epoch (MPICH checks) */
+        for (long i = 0; i < n; i++) {
+            MPI_Recv(&token, 1, MPI_LONG, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Win_sync(win);
+            for (size_t k = 0; k < BIG; k += 8)
+                sum += *(const long *)(got + k);
+            check(got[0] == (char)(i % 100 + 1) && got[BIG - 1] == got[0], "put_handoff", "1 MiB put not at the target");
+            MPI_Send(&token, 1, MPI_LONG, 0, 8, MPI_COMM_WORLD);
+        }
+        MPI_Win_unlock_all(win);
+    }
+    double dt = now() - t0;
+    if (sum == 42) /* keeps the reads */
+        printf("%ld\n", sum);
+    MPI_Barrier(coll_comm);
+    return dt;
+}
+
 static double one_repeat(const struct test *t, long n)
 {
     double dt = 0;
@@ -291,6 +330,8 @@ static double one_repeat(const struct test *t, long n)
             MPI_Win_fence(0, win);
         return now() - t0;
     }
+    if (t->kind == HANDOFF)
+        return handoff(n);
     if (t->kind == FENCE_PUT || t->kind == PSCW) { /* an epoch with one 8-byte put from rank 0 to the target */
         long v = 1;
         MPI_Group world, peer;

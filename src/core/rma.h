@@ -142,7 +142,7 @@ static inline __attribute__((always_inline)) int remora_fast_rma(const struct re
     if (!remora_fast_span(w, n, target, tdisp, &addr))
         return 0;
     if (put)
-        remora_mapped_copy(addr, origin, n);
+        remora_mapped_put(addr, origin, n);
     else
         remora_mapped_copy(origin, addr, n);
     return 1;

@@ -4,7 +4,9 @@
 #include "runtime/log.h"
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 static int choose(const char *var, const char *const *names, int n, int dflt)
 {
@@ -32,6 +34,22 @@ static int number(const char *var, int dflt, int min)
     return (int)x;
 }
 
+/* REMORA_NT_COPY_MIN, by default half of a core's L2 cache (256 KiB when the
+ * size is unknown): a put that large would not stay in this core's caches
+ * anyway, and the target's core reads it from memory sooner than from the
+ * origin's cache.  0: never.  Never on other architectures than x86-64. */
+static size_t nt_copy_min(void)
+{
+#if defined(__x86_64__)
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    int dflt = l2 > 0 && l2 <= (1L << 30) ? (int)(l2 / 2) : 256 << 10;
+#else
+    int dflt = 0;
+#endif
+    int n = number("REMORA_NT_COPY_MIN", dflt, 0);
+    return n ? (size_t)n : SIZE_MAX;
+}
+
 void remora_config_read(struct remora_config *cfg)
 {
     static const char *const transports[] = {"auto", "ucx"};
@@ -50,6 +68,7 @@ void remora_config_read(struct remora_config *cfg)
     cfg->dyn_regions = number("REMORA_DYN_REGIONS", 4096, 1);
     static const char *const shm[] = {"memfd", "posix"};
     cfg->shm_posix = choose("REMORA_SHM", shm, 2, 0);
+    cfg->nt_copy_min = nt_copy_min();
     cfg->spin_us = number("REMORA_SPIN_US", 1000, 0);
     cfg->net_spin_us = number("REMORA_NET_SPIN_US", 50, 0);
     cfg->net_recheck_us = number("REMORA_NET_RECHECK_US", 1000, 1);

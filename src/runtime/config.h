@@ -2,6 +2,8 @@
 #ifndef REMORA_RUNTIME_CONFIG_H
 #define REMORA_RUNTIME_CONFIG_H
 
+#include <stddef.h>
+
 enum remora_transport_choice {
     REMORA_TRANSPORT_AUTO,  /* shared memory on a node, UCX across nodes           */
     REMORA_TRANSPORT_UCX,   /* every peer is off-node (tests the network path)      */
@@ -35,6 +37,8 @@ struct remora_config {
                                MPI_Win_create memory move into shared memory (runtime/shared_pages.h) */
     int dyn_regions;        /* REMORA_DYN_REGIONS: regions one rank may attach to a dynamic window */
     int shm_posix;          /* REMORA_SHM=memfd|posix: how node-shared segments are made       */
+    size_t nt_copy_min;     /* REMORA_NT_COPY_MIN: a put of this many bytes or more into another process's
+                               memory on the node uses non-temporal stores (SIZE_MAX: never) */
     int spin_us;            /* REMORA_SPIN_US: how long a wait on the node spins before it sleeps */
     int net_spin_us;        /* REMORA_NET_SPIN_US: how long a wait for the network spins before it sleeps */
     int net_recheck_us;     /* REMORA_NET_RECHECK_US: how long a sleep on a word other nodes may write lasts */

@@ -61,7 +61,7 @@ REMORA_SHMEM_INLINE void remora_shmem_put(const char *routine, const struct remo
     pe = remora_shmem_world_pe(routine, ctx, pe);
     char *to = remora_shmem_heap_view(dest, len, pe);
     if (__builtin_expect(to != NULL, 1)) {
-        remora_mapped_copy(to, src, len);
+        remora_mapped_put(to, src, len);
         remora_shmem_ring(pe);
     } else
         remora_shmem_put_slow(routine, dest, src, len, pe, nbi);

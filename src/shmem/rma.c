@@ -49,7 +49,7 @@ void remora_shmem_put_slow(const char *routine, void *dest, const void *src, siz
         const struct remora_rmem *m = &r->fast[pe];
         char *to = remora_mapped(m, off);
         if (to) {
-            remora_mapped_copy(to, (const char *)src + done, n);
+            remora_mapped_put(to, (const char *)src + done, n);
             continue;
         }
         /* the source of a blocking put may be reused at return (local completion) */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "runtime/context.h"
 #include "transport/transport.h"
 
 /* memcpy with the word-sized cases inline: an 8-byte put must not pay a call
@@ -25,6 +26,22 @@ static inline void remora_mapped_copy(void *dst, const void *src, size_t n)
     } else if (n) { /* n == 0: src may be NULL */
         memmove(dst, src, n);
     }
+}
+
+void remora_copy_large(void *dst, const void *src, size_t n); /* nt_copy.c */
+
+/* A put's copy into another process's memory mapped here: remora_mapped_copy,
+ * or from REMORA_NT_COPY_MIN bytes on, where source and destination do not
+ * overlap, nt_copy.c's (non-temporal stores to a new destination). */
+static inline void remora_mapped_put(void *dst, const void *src, size_t n)
+{
+    if (__builtin_expect(n == 8, 1))
+        remora_mapped_copy(dst, src, 8);
+    else if (n >= remora_ctx.config.nt_copy_min &&
+             ((char *)dst + n <= (const char *)src || (const char *)src + n <= (char *)dst))
+        remora_copy_large(dst, src, n);
+    else
+        remora_mapped_copy(dst, src, n);
 }
 
 /* count blocks of len bytes, dst_step and src_step bytes apart (a packed side

@@ -8,7 +8,7 @@
 static remora_status_t mapped_putv(const struct remora_rmem *m, const struct remora_iov *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        remora_mapped_copy((char *)(m->base + v[i].off), v[i].local, v[i].len);
+        remora_mapped_put((char *)(m->base + v[i].off), v[i].local, v[i].len);
     return REMORA_OK;
 }
 

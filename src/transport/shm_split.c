@@ -45,7 +45,10 @@ static remora_status_t split_vec(const struct remora_rmem *m, const struct remor
                 continue;
             if (part == 1) {
                 char *mine = k->map + (p.at[1] - k->lo);
-                remora_mapped_copy(put ? mine : local, put ? local : mine, len);
+                if (put)
+                    remora_mapped_put(mine, local, len);
+                else
+                    remora_mapped_copy(local, mine, len);
                 continue;
             }
             struct iovec l = {local, len}, r = {(void *)p.at[part], len};
