@@ -44,8 +44,20 @@ run "one node" -n 2 -- "$prog" ok
 [[ $(count "^rank [0-9]* ok$") == 2 ]] || { echo "FAIL one node: not every rank checked its RMA"; fail=1; }
 [[ $(count "$warning") == 0 ]] || { echo "FAIL one node: the network was started (and warned) though no peer is off the node"; fail=1; }
 
-# 2. across nodes, errors returned
+# 2. across nodes, errors returned.  MPICH 4.0.2 alone hangs now and then in
+# MPI_Finalize across these nodes, after the program is done: this program
+# over MPICH without Remora, 1 of 12 jobs; rma_micro, 4 ranks on 2 nodes, 6 of
+# 8 (one process spins in ucp_worker_progress closing its UCX endpoints, the
+# others wait in the launcher's barrier; CI rehearsals of stops 42 and 43
+# met it here).  So under MPICH a job that hung after both ranks printed
+# "clean" runs once more, and that run must not hang.
+before=$fail
 run "across nodes, MPI_ERRORS_RETURN" --transport ucx -n 2 -- "$prog" error
+if [[ $flavour == mpich && $rc == 124 && $(count "^rank [0-9]* clean$") == 2 ]]; then
+  echo "note: MPICH hung in MPI_Finalize after both ranks were done: once more"
+  fail=$before
+  run "across nodes, MPI_ERRORS_RETURN, again" --transport ucx -n 2 -- "$prog" error
+fi
 [[ $rc == 0 ]] || { echo "FAIL across nodes: exit $rc"; fail=1; }
 [[ $(count "^rank [0-9]* clean$") == 2 ]] || { echo "FAIL across nodes: not every rank got through"; fail=1; }
 [[ $(count ": MPI_Win_allocate: class [0-9]") == 2 && $(count ": MPI_Win_create: class [0-9]") == 2 ]] ||
