@@ -34,10 +34,10 @@ static int number(const char *var, int dflt, int min)
     return (int)x;
 }
 
-/* REMORA_NT_COPY_MIN, by default half of a core's L2 cache (256 KiB when the
- * size is unknown): a put that large would not stay in this core's caches
- * anyway, and the target's core reads it from memory sooner than from the
- * origin's cache.  0: never.  Never on other architectures than x86-64. */
+/* REMORA_NT_COPY_MIN, the size from which a put on the node counts as large
+ * (transport/nt_copy.c decides whether it streams): by default half of a
+ * core's L2 cache, 256 KiB when the size is unknown.  0: never.  Never on
+ * other architectures than x86-64. */
 static size_t nt_copy_min(void)
 {
 #if defined(__x86_64__)
