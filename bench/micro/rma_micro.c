@@ -148,12 +148,13 @@ static void lock_loop(int slot, long n)
     }
 }
 
+static char big_src[BIG]; /* the origin of put_bw's and put_handoff's 1 MiB puts */
+
 static void put_bw_loop(int slot, long n)
 {
-    static char src[BIG];
-    memset(src, slot + 1, sizeof src);
+    memset(big_src, slot + 1, sizeof big_src);
     for (long i = 0; i < n; i++) {
-        MPI_Put(src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+        MPI_Put(big_src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
         MPI_Win_flush(target, win);
     }
 }
@@ -286,14 +287,13 @@ static void target_wait(void)
 /* n rounds of put_handoff; the target checks the first and last byte of each. */
 static double handoff(long n)
 {
-    static char src[BIG];
     long token = 0, sum = 0;
     double t0 = now();
     if (rank == 0) {
         MPI_Win_lock_all(0, win);
         for (long i = 0; i < n; i++) {
-            memset(src, (int)(i % 100) + 1, sizeof src);
-            MPI_Put(src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
+            memset(big_src, (int)(i % 100) + 1, sizeof big_src);
+            MPI_Put(big_src, BIG, MPI_BYTE, target, at + SLOT_BYTES * 64, BIG, MPI_BYTE, win);
             MPI_Win_flush(target, win);
             MPI_Send(&token, 1, MPI_LONG, target, 8, MPI_COMM_WORLD);
             MPI_Recv(&token, 1, MPI_LONG, target, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
