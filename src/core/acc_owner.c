@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "core/acc_call.h"
-#include "transport/mapped.h"
 
 /* What the owner needs to apply a piece: REMORA_APPLY_HEAD bytes. */
 struct owner_head {
@@ -32,28 +31,6 @@ union elem {
     unsigned char b[64];
 };
 
-/* mem op= operand over count small blocks of len bytes, stride apart, that
- * do not overlap (a run of calls on one word has stride 0: each must see the
- * one before): the blocks gathered into an aligned buffer, reduced by one
- * kernel call per buffer, scattered back (a kernel call per 4-byte block
- * cost three times as much). */
-static void apply_small_blocks(remora_reduce_fn kernel, uint32_t esz, char *mem, int64_t stride, const char *operand,
-                               size_t len, uint32_t count)
-{
-    union {
-        long double align;
-        unsigned char b[4096];
-    } tmp;
-    size_t per = sizeof tmp.b / len;
-    for (size_t i = 0, k; i < count; i += k) {
-        k = count - i < per ? count - i : per;
-        char *first = mem + stride * (int64_t)i;
-        remora_strided_copy((char *)tmp.b, (int64_t)len, first, stride, len, k);
-        kernel(tmp.b, operand + i * len, k * len / esz);
-        remora_strided_copy(first, stride, (const char *)tmp.b, (int64_t)len, len, k);
-    }
-}
-
 /* mem op= operand over the whole elements of count pieces of len bytes
  * (mem + i * stride, operand + i * len); with compare elements, a
  * compare-and-swap.  A piece of an element with holes ends with its data. */
@@ -62,14 +39,13 @@ static void owner_apply(const void *head, char *mem, int64_t stride, const char 
 {
     struct owner_head h;
     memcpy(&h, head, sizeof h);
-    remora_reduce_fn kernel = NULL;
+    remora_reduce_strided_fn kernel = NULL;
     if (h.op != REMORA_OP_REPLACE && h.op != REMORA_OP_NO_OP && !compare &&
-        !(kernel = remora_reduce_kernel_by_id((enum remora_op)h.op, h.type_id)))
+        !(kernel = remora_reduce_strided_kernel_by_id((enum remora_op)h.op, h.type_id)))
         return;
     int holes = len % h.esz != 0 && h.esz <= sizeof(union elem); /* one element, its data only */
-    int apart = stride >= (int64_t)len || stride <= -(int64_t)len;
-    if (kernel && operand && !holes && count > 1 && len <= 64 && apart) {
-        apply_small_blocks(kernel, h.esz, mem, stride, operand, len, count);
+    if (kernel && operand && !holes) { /* in place, the blocks one after the other (a run on one word: stride 0) */
+        kernel(mem, stride, operand, count, len / h.esz);
         return;
     }
     for (uint32_t i = 0; i < count; i++, mem += stride) {
@@ -79,16 +55,14 @@ static void owner_apply(const void *head, char *mem, int64_t stride, const char 
                 memcpy(mem, o, len);
         } else if (h.op == REMORA_OP_REPLACE) {
             memcpy(mem, o, len);
-        } else if (kernel && o && holes) {
+        } else if (kernel && o) {
             /* the kernel takes whole elements, padding included: in aligned copies,
              * so that it reads and writes no byte beyond the piece */
             union elem t, x;
             memcpy(t.b, mem, len);
             memcpy(x.b, o, len);
-            kernel(t.b, x.b, 1);
+            kernel(t.b, 0, x.b, 1, 1);
             memcpy(mem, t.b, len);
-        } else if (kernel && o) {
-            kernel(mem, o, len / h.esz);
         }
     }
 }

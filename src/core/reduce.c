@@ -18,32 +18,53 @@ int remora_op_of(MPI_Op op)
     return -1;
 }
 
-/* One element-wise kernel: k_<OP>_<MPI type name>.  The elements may lie at
- * any address (a target's, or an image aligned as the target): they are
- * reached through a typedef of alignment 1. */
-#define KERNEL(opname, h, ct, expr)                                                    \
+/* One element-wise kernel: k_<OP>_<MPI type name>, and its strided form
+ * ks_<OP>_<MPI type name> over `count` blocks of `per` elements whose starts
+ * lie `step` bytes apart in inout (a vector reduced in place, without
+ * gathering it first; in is contiguous).
+ * The elements may lie at any address (a target's, or an image aligned as
+ * the target): they are reached through a typedef of alignment 1.  `body`
+ * updates a[i] from b[i]. */
+#define KERNELS(opname, h, ct, body)                                                   \
     static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
     {                                                                                  \
         typedef ct unaligned __attribute__((aligned(1)));                              \
         unaligned *a = inout_;                                                         \
         const unaligned *b = in_;                                                      \
         for (size_t i = 0; i < n; i++)                                                 \
-            a[i] = (expr);                                                             \
-    }
-
-#define LOC_KERNEL(opname, h, ct, better)                                              \
-    static void k_##opname##_##h(void *inout_, const void *in_, size_t n)              \
+            body                                                                       \
+    }                                                                                  \
+    static void ks_##opname##_##h(void *inout_, int64_t step, const void *in_, size_t count, size_t per) \
     {                                                                                  \
         typedef ct unaligned __attribute__((aligned(1)));                              \
-        unaligned *a = inout_;                                                         \
+        char *at = inout_;                                                             \
         const unaligned *b = in_;                                                      \
-        for (size_t i = 0; i < n; i++) {                                               \
-            if (b[i].v better a[i].v)                                                  \
-                a[i] = b[i];                                                           \
-            else if (b[i].v == a[i].v && b[i].i < a[i].i)                              \
-                a[i].i = b[i].i;                                                       \
-        }                                                                              \
+        /* blocks of 1 and 2 elements unrolled: a loop of unknown length costs \
+         * 2-3x as much there */                                                       \
+        if (per == 1)                                                                  \
+            STRIDED_LOOP(body, 1)                                                      \
+        else if (per == 2)                                                             \
+            STRIDED_LOOP(body, 2)                                                      \
+        else                                                                           \
+            STRIDED_LOOP(body, per)                                                    \
     }
+
+#define STRIDED_LOOP(body, per)                                                        \
+    for (size_t k = 0; k < count; k++, at += step, b += (per)) {                       \
+        unaligned *a = (unaligned *)at;                                                \
+        for (size_t i = 0; i < (per); i++)                                             \
+            body                                                                       \
+    }
+
+#define KERNEL(opname, h, ct, expr) KERNELS(opname, h, ct, { a[i] = (expr); })
+
+#define LOC_KERNEL(opname, h, ct, better)                                              \
+    KERNELS(opname, h, ct, {                                                           \
+        if (b[i].v better a[i].v)                                                      \
+            a[i] = b[i];                                                               \
+        else if (b[i].v == a[i].v && b[i].i < a[i].i)                                  \
+            a[i].i = b[i].i;                                                           \
+    })
 
 #define ARITH(h, ct)                                                                   \
     KERNEL(SUM, h, ct, a[i] + b[i])                                                    \
@@ -70,22 +91,25 @@ int remora_op_of(MPI_Op op)
 #define DEFINE_REMORA_TC_OTHER(h, ct)
 
 /* A row of the table, in enum remora_op order (REPLACE and NO_OP are generic). */
-#define ROW_REMORA_TC_INT(h) {k_SUM_##h, k_PROD_##h, k_MIN_##h, k_MAX_##h, k_LAND_##h, k_LOR_##h, k_LXOR_##h, \
-                              k_BAND_##h, k_BOR_##h, k_BXOR_##h, 0, 0}
-#define ROW_REMORA_TC_FLOAT(h) {k_SUM_##h, k_PROD_##h, k_MIN_##h, k_MAX_##h, 0, 0, 0, 0, 0, 0, 0, 0}
-#define ROW_REMORA_TC_COMPLEX(h) {k_SUM_##h, k_PROD_##h, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-#define ROW_REMORA_TC_LOGICAL(h) {0, 0, 0, 0, k_LAND_##h, k_LOR_##h, k_LXOR_##h, 0, 0, 0, 0, 0}
-#define ROW_REMORA_TC_BYTE(h) {0, 0, 0, 0, 0, 0, 0, k_BAND_##h, k_BOR_##h, k_BXOR_##h, 0, 0}
-#define ROW_REMORA_TC_PAIR(h) {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k_MAXLOC_##h, k_MINLOC_##h}
-#define ROW_REMORA_TC_OTHER(h) {0}
+#define ROW_REMORA_TC_INT(k, h) {k##SUM_##h, k##PROD_##h, k##MIN_##h, k##MAX_##h, k##LAND_##h, k##LOR_##h, \
+                                 k##LXOR_##h, k##BAND_##h, k##BOR_##h, k##BXOR_##h, 0, 0}
+#define ROW_REMORA_TC_FLOAT(k, h) {k##SUM_##h, k##PROD_##h, k##MIN_##h, k##MAX_##h, 0, 0, 0, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_COMPLEX(k, h) {k##SUM_##h, k##PROD_##h, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_LOGICAL(k, h) {0, 0, 0, 0, k##LAND_##h, k##LOR_##h, k##LXOR_##h, 0, 0, 0, 0, 0}
+#define ROW_REMORA_TC_BYTE(k, h) {0, 0, 0, 0, 0, 0, 0, k##BAND_##h, k##BOR_##h, k##BXOR_##h, 0, 0}
+#define ROW_REMORA_TC_PAIR(k, h) {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k##MAXLOC_##h, k##MINLOC_##h}
+#define ROW_REMORA_TC_OTHER(k, h) {0}
 
 #define DEFINE(id, h, ct, cl, sg) DEFINE_##cl(id, ct)
-#define ROW(id, h, ct, cl, sg) ROW_##cl(id),
+#define ROW(id, h, ct, cl, sg) ROW_##cl(k_, id),
+#define STRIDED_ROW(id, h, ct, cl, sg) ROW_##cl(ks_, id),
 
 REMORA_PREDEFINED_TYPES(DEFINE)
 
 static const remora_reduce_fn kernels[REMORA_PREDEFINED_TYPE_COUNT][REMORA_OP_REPLACE] = {
     REMORA_PREDEFINED_TYPES(ROW)};
+static const remora_reduce_strided_fn strided_kernels[REMORA_PREDEFINED_TYPE_COUNT][REMORA_OP_REPLACE] = {
+    REMORA_PREDEFINED_TYPES(STRIDED_ROW)};
 
 remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_type_entry *type)
 {
@@ -99,6 +123,13 @@ remora_reduce_fn remora_reduce_kernel_by_id(enum remora_op op, unsigned id)
     if (id >= REMORA_PREDEFINED_TYPE_COUNT || op < 0 || op >= REMORA_OP_REPLACE)
         return 0;
     return kernels[id][op];
+}
+
+remora_reduce_strided_fn remora_reduce_strided_kernel_by_id(enum remora_op op, unsigned id)
+{
+    if (id >= REMORA_PREDEFINED_TYPE_COUNT || op < 0 || op >= REMORA_OP_REPLACE)
+        return 0;
+    return strided_kernels[id][op];
 }
 
 int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type)

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/type_table.h"
 
@@ -19,6 +20,9 @@ enum remora_op {
 };
 
 typedef void (*remora_reduce_fn)(void *inout, const void *in, size_t n);
+/* The same on count blocks of per elements, their starts step bytes apart in
+ * inout (in: contiguous, count * per elements). */
+typedef void (*remora_reduce_strided_fn)(void *inout, int64_t step, const void *in, size_t count, size_t per);
 
 /* enum remora_op of a predefined MPI_Op, or -1 (user-defined or invalid). */
 int remora_op_of(MPI_Op op);
@@ -30,6 +34,8 @@ remora_reduce_fn remora_reduce_kernel(enum remora_op op, const struct remora_typ
 /* The kernel for op on the type whose remora_type_entry.id is id (the same
  * in every process of a job), or NULL. */
 remora_reduce_fn remora_reduce_kernel_by_id(enum remora_op op, unsigned id);
+/* Its strided form, or NULL. */
+remora_reduce_strided_fn remora_reduce_strided_kernel_by_id(enum remora_op op, unsigned id);
 /* Whether the standard allows op on the predefined type. */
 int remora_op_allowed(enum remora_op op, const struct remora_type_entry *type);
 
