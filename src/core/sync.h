@@ -71,6 +71,10 @@ struct remora_win_pscw {
 struct remora_win_fence {
     _Atomic int open;                    /* a fence opened an epoch that no NOSUCCEED closed */
     struct remora_node_header *node_hdr; /* the barrier's words: the head of our node segment */
+    /* a window across nodes: the first rank of each node's group (window ranks, ascending) */
+    int *leaders;
+    int n_leaders;
+    int leader_index;                    /* ours among them (node leaders only) */
 };
 
 int remora_fence(struct remora_win *w, int assert);
@@ -80,7 +84,12 @@ int remora_complete(struct remora_win *w);
 int remora_wait(struct remora_win *w);
 int remora_test(struct remora_win *w, int *flag);
 
-/* The barrier of fence and MPI_Win_free: shared-memory when the window is on one node. */
+/* The barrier of fence and MPI_Win_free: shared memory on a node, host
+ * messages between nodes. */
 void remora_win_barrier(struct remora_win *w);
+struct remora_win_place;
+/* A window across nodes: note its node leaders from its layout pl (one entry
+ * per rank); MPI_ERR_NO_MEM, or MPI_SUCCESS.  Local. */
+int remora_win_barrier_place(struct remora_win *w, const struct remora_win_place *pl);
 
 #endif

@@ -231,6 +231,10 @@ static int build_memory(struct remora_win *w, const struct rank_info *ri, void *
     } else {
         if ((rc = place_ranks(w, ri, &pl)) != MPI_SUCCESS)
             return rc;
+        if (!remora_boot_agree(w->comm, remora_win_barrier_place(w, pl) == MPI_SUCCESS)) {
+            free(pl);
+            return remora_err(MPI_ERR_NO_MEM, "no memory for the list of the window's nodes");
+        }
         seg_size = pl[me].seg_size;
         leader = pl[me].leader;
     }
@@ -328,6 +332,8 @@ void remora_win_release_memory(struct remora_win *w)
     remora_dyn_free(w);
     remora_win_reach_free(w);
     remora_segment_destroy(&w->mem.seg);
+    free(w->fence.leaders);
+    w->fence.leaders = NULL;
 }
 
 /* Undo what creation or use built, in reverse; local. */

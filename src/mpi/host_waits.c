@@ -1,30 +1,14 @@
 /* The host's blocking calls, waiting in their non-blocking forms (see
  * host_waits.h) under a host without a progress hook (MPICH, Intel MPI),
- * whose own waits spin for as long as they last:
- * - while processes reach this one over the network, Remora serves their
- *   requests between the tests.  Without this, a target blocked in MPI_Recv
- *   for a message that its origin sends only after its flush completed
- *   would wait for the progress thread, and with no progress thread for
- *   ever;
- * - on a node with more of our processes than cores, a wait yields the core
- *   between tests;
- * - a wait that lasted REMORA_SPIN_US (1 ms by default) without serving the
- *   network naps between tests, as Remora's own waits sleep after that
- *   budget: a thread of this process, or another process, may need the
- *   core.  With a host MPI_Barrier spinning in the target while its origin's
- *   two threads put 1 MiB each (rmamt bandwidth, 2 ranks on 2 cores), the
- *   threads shared one core: 2.9-3.5 GB/s, as with one thread; napping,
- *   4.1-6.1 GB/s.
- * When the host has a progress hook (Open MPI), each call is the host's own,
- * behind one test. */
-#include <sched.h>
+ * whose own waits spin for as long as they last: between two tests a wait
+ * serves the network, yields an oversubscribed core, and naps once it has
+ * lasted its budget (core/host_wait.h).  When the host has a progress hook
+ * (Open MPI), each call is the host's own, behind one test. */
 #include <stdlib.h>
-#include <time.h>
 
-#include "core/spin.h"
+#include "core/host_wait.h"
 #include "mpi/api.h"
 #include "mpi/host_waits.h"
-#include "runtime/context.h"
 #include "runtime/host_mpi.h"
 #include "transport/transport.h"
 
@@ -34,49 +18,13 @@ static inline int serving(void) { return __builtin_expect(remora_host_waits_serv
  * without a progress hook. */
 static inline int waiting_here(void) { return __builtin_expect(remora_host_waits_serve, 0); }
 
-/* How long a wait naps between tests once it has waited REMORA_SPIN_US. */
-#define HOST_NAP_NS 50000
-
-/* A wait in progress: its spin budget (core/spin.h), and whether it is spent. */
-struct host_wait {
-    struct remora_wait spin;
-    int napping;
-};
-
-/* Whether wait w has lasted its budget: once it has, it naps from then on. */
-static int budget_spent(struct host_wait *w)
-{
-    if (!w->napping) {
-        w->spin.rounds++;
-        w->napping = remora_wait_spun(&w->spin, 1);
-    }
-    return w->napping;
-}
-
-/* Between two tests of a wait: serve; without network peers to serve, nap
- * once the wait has lasted its budget; else, when this node runs more
- * processes than it has cores, yield the core (as Open MPI's
- * mpi_yield_when_idle does; MPICH's waits spin, and with 4 ranks on 2 cores
- * a rank waiting in its barrier kept the core from one still on its way
- * there: a fence took milliseconds). */
-static void between_tests(struct host_wait *w)
-{
-    if (remora_serve())
-        return;
-    if (!remora_serve_wanted() && budget_spent(w))
-        nanosleep(&(struct timespec){0, HOST_NAP_NS}, NULL);
-    else if (remora_ctx.oversubscribed)
-        sched_yield();
-}
-
-/* Until the host's test says done, between_tests in between. */
-#define UNTIL_DONE(test_call, done)           \
-    for (struct host_wait wt_ = {0};;) {      \
-        int rc_ = (test_call);                \
-        if (rc_ != MPI_SUCCESS || (done))     \
-            return rc_;                       \
-        between_tests(&wt_);                  \
-    }
+/* Until the host's test says done, waiting between tests as core/host_wait.h says. */
+#define UNTIL_DONE(test_call, done)                                                                     \
+    do {                                                                                                \
+        int rc_;                                                                                        \
+        REMORA_HOST_WAIT_UNTIL(rc_, test_call, done);                                                   \
+        return rc_;                                                                                     \
+    } while (0)
 
 static int wait_request(MPI_Request *r, MPI_Status *status)
 {
@@ -152,7 +100,7 @@ static int wait_pair(MPI_Request r[2], MPI_Status *status)
 {
     MPI_Status st[2];
     int flag = 0;
-    for (struct host_wait wt = {0};;) {
+    for (struct remora_host_wait wt = {0};;) {
         int rc = REMORA_HOST(MPI_Testall)(2, r, &flag, st);
         if (rc == MPI_ERR_IN_STATUS)
             rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
@@ -161,7 +109,7 @@ static int wait_pair(MPI_Request r[2], MPI_Status *status)
                 *status = st[0];
             return rc;
         }
-        between_tests(&wt);
+        remora_host_wait_between(&wt);
     }
 }
 
