@@ -60,7 +60,7 @@ static void leaders_barrier(struct remora_win *w)
         if (rc == MPI_SUCCESS)
             REMORA_HOST_WAIT_UNTIL(rc, REMORA_HOST(MPI_Testall)(2, r, &flag, st), flag);
         if (rc != MPI_SUCCESS) /* as the host's MPI_Barrier under MPI_ERRORS_ARE_FATAL */
-            remora_fatal("the fence's barrier between nodes failed in the host MPI (error class %d)", rc);
+            remora_fatal("the fence's barrier between nodes failed in the host MPI (error code %d)", rc);
     }
 }
 
