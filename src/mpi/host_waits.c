@@ -99,18 +99,13 @@ REMORA_PMPI(MPI_Mprobe);
 static int wait_pair(MPI_Request r[2], MPI_Status *status)
 {
     MPI_Status st[2];
-    int flag = 0;
-    for (struct remora_host_wait wt = {0};;) {
-        int rc = REMORA_HOST(MPI_Testall)(2, r, &flag, st);
-        if (rc == MPI_ERR_IN_STATUS)
-            rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
-        if (rc != MPI_SUCCESS || flag) {
-            if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
-                *status = st[0];
-            return rc;
-        }
-        remora_host_wait_between(&wt);
-    }
+    int flag = 0, rc;
+    REMORA_HOST_WAIT_UNTIL(rc, REMORA_HOST(MPI_Testall)(2, r, &flag, st), flag);
+    if (rc == MPI_ERR_IN_STATUS) /* both completed, one with an error */
+        rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+        *status = st[0];
+    return rc;
 }
 
 REMORA_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
