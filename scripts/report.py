@@ -28,6 +28,19 @@ CONFIGS = [  # name, scripts/mpirun options, rmamt suffix, is Remora
 ]
 
 
+def layout(args):
+    """rmamt's thread placement for a run: the epoch modes' runs keep each rank's
+    threads on the rank's share of the cores (rmamt --bind), as a launcher that
+    binds ranks places them.  An epoch round hands off from a rank's main thread
+    to its workers and back; left to the kernel, the workers of 2 ranks x 3
+    threads on 2 cores land beside their own main thread or beside the other
+    rank's, and that, not the MPI, decided a 2-thread fence round (about 8 or
+    15-20 us per job, every library alike).  The flush modes' threads each run
+    their own chain of operations and stay free to run at once on the cores."""
+    sync = args[args.index("--sync") + 1] if "--sync" in args else "flush"
+    return ["--bind"] if sync in ("fence", "pscw", "lock", "lockall") else []
+
+
 def matrix(full):
     """(key, np, rmamt arguments): key names the figure a run feeds.  Modes
     whose epoch is one flush (tens of ns on the node) run many more epochs,
@@ -86,7 +99,7 @@ def run_one(build, config, np, args, repeat, timeout, raw_dir, index):
     # seconds (a slow run is not a hang); the launcher's limit is only a
     # backstop for a job stuck outside the measurements (start-up, exit).
     cmd = [f"{ROOT}/scripts/mpirun", "--timeout", str(max(1800, 30 * timeout))] + [o.format(build=build) for o in opts] + \
-          ["-n", str(np), "--", exe] + args + ["--repeat", str(repeat), "--timeout", str(timeout),
+          ["-n", str(np), "--", exe] + args + layout(args) + ["--repeat", str(repeat), "--timeout", str(timeout),
                                              "--format", "csv", "--output", out]
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
@@ -560,7 +573,8 @@ def main():
             "pre{background:#f6f6f6;padding:6px;font-size:12px}</style></head><body>")
     h.write(f"<h1>RMA-MT: host MPIs and Remora</h1><p>{time.strftime('%Y-%m-%d %H:%M')} on {os.uname().nodename}, "
             f"{os.cpu_count()} cores; {'full' if a.full else 'default (short)'} run: the matrix {a.passes} pass(es), "
-            f"each value the median of the passes' medians of {repeat} repeats, every transfer verified; {n} runs "
+            f"each value the median of the passes' medians of {repeat} repeats, every transfer verified; the epoch "
+            f"modes' runs keep each rank's threads on its share of the cores (rmamt --bind); {n} runs "
             f"in {matrix_s:.0f} s; the whole report {time.time() - progress.t0:.0f} s; {loads}. "
             f"Remora: {'present' if have_remora else 'absent'}.</p>")
     h.write("<h2>Headline</h2><p>Single operations (scripts/microbench, sections below). ratio &gt; 1: Remora is "

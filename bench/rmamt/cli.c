@@ -37,7 +37,7 @@ void usage(FILE *f)
             "  --thread-per-neighbor  halo: one thread per neighbour (--threads ignored)\n"
             "  --pattern latency|bandwidth|msgrate|halo  twosided: which pattern (default latency)\n"
             "  --thread-comms      twosided: a communicator per thread\n"
-            "  --bind              pin each thread to a core\n"
+            "  --bind              keep each rank's threads on its share of the node's cores, a thread per core\n"
             "  --format table|csv|json   --output FILE\n"
             "  --timeout SECONDS   report a hang and exit 3 when no measurement ends for that long\n"
             "  --no-verify         pure timing (by default every transfer is checked)\n"

@@ -100,17 +100,60 @@ static void *member_main(void *p)
     }
 }
 
+/* This rank's index among the job's ranks on this node, and their number
+ * (found at the first team, which every rank makes). */
+static void node_place(int *index, int *ranks)
+{
+    static int my_index, node_ranks;
+    MPI_Comm node;
+    if (!node_ranks && MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &my_index);
+        MPI_Comm_size(node, &node_ranks);
+        MPI_Comm_free(&node);
+    }
+    *index = my_index;
+    *ranks = node_ranks ? node_ranks : 1;
+}
+
 /* Ranks of the job on this node times threads per rank: do the busy threads fit the cores? */
 static int fits_cores(int n)
 {
-    static int ranks; /* found at the first team, which every rank makes */
-    MPI_Comm node;
-    if (!ranks && MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &ranks);
-        MPI_Comm_free(&node);
-    }
+    int index, ranks;
+    node_place(&index, &ranks);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return (long)ranks * (n + 1) <= cores; /* the main thread waits busy too */
+}
+
+/* --bind: a rank's threads stay on the rank's share of the cores, one
+ * thread per core while the share lasts (the main thread on its first core,
+ * worker i on the next ones, round robin), as a launcher that binds each
+ * rank to its cores places them.  The share is an equal slice of the cores
+ * the process may use (one core, shared, when the ranks outnumber them).
+ * Unbound, the kernel places the threads at random: on 2 cores with 2 ranks
+ * of 3 threads, whether a rank's workers land beside its own main thread or
+ * beside the other rank's decides a fence round (8 or 15-20 us, per job). */
+static void bind_team(struct team *t)
+{
+    static cpu_set_t allowed; /* the process's cores, before the first team pins the main thread */
+    static int known;
+    if (!known && sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return;
+    known = 1;
+    int cpus[CPU_SETSIZE], c = 0, index, ranks;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &allowed))
+            cpus[c++] = i;
+    if (c == 0)
+        return;
+    node_place(&index, &ranks);
+    int first = ranks <= c ? index * c / ranks : index % c;
+    int share = ranks <= c ? (index + 1) * c / ranks - first : 1;
+    for (int i = 0; i <= t->n; i++) { /* i == 0: the main thread */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[first + i % share], &one);
+        pthread_setaffinity_np(i ? t->m[i - 1].tid : pthread_self(), sizeof one, &one);
+    }
 }
 
 struct team *team_create(int n, void (*fn)(int, void *), void *arg, int bind)
@@ -118,17 +161,12 @@ struct team *team_create(int n, void (*fn)(int, void *), void *arg, int bind)
     struct team *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
     *t = (struct team){.n = n, .fn = fn, .arg = arg, .spin = fits_cores(n)};
     t->m = calloc((size_t)n, sizeof *t->m);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 0; i < n; i++) {
         t->m[i] = (struct member){t, i, 0};
         pthread_create(&t->m[i].tid, NULL, member_main, &t->m[i]);
-        if (bind && cores > 0) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET((int)(i % cores), &set);
-            pthread_setaffinity_np(t->m[i].tid, sizeof set, &set);
-        }
     }
+    if (bind)
+        bind_team(t);
     return t;
 }
 
