@@ -527,7 +527,7 @@ static void mutated_sync(window *w) {
     switch (rnd(3)) {
     case 0: STEP("MPI_Win_flush", 1, MPI_Win_flush(t, w->win)); break;
     case 1: STEP("MPI_Win_flush_local", 1, MPI_Win_flush_local(t, w->win)); break;
-    default: STEP("MPI_Win_sync", 1, MPI_Win_sync(w->win)); break; /* valid in MPI-4 outside epochs? see notes */
+    default: STEP("MPI_Win_sync", 1, MPI_Win_sync(w->win)); break; /* only in passive-target epochs (MPI-4.1, 12.5.4) */
     }
   } else if (is("flush_rank_size")) STEP("MPI_Win_flush", 1, MPI_Win_flush(size, w->win));
   else if (is("flush_local_rank_negative")) STEP("MPI_Win_flush_local", 1, MPI_Win_flush_local(-5, w->win));

@@ -19,11 +19,17 @@ remora_status_t remora_flush_target(struct remora_win *w, int target)
     return st;
 }
 
+/* Is a passive-target epoch (a lock on some target, or lock_all) open here? */
+static int in_passive_epoch(const struct remora_win *w)
+{
+    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) || w->lock.targets_held;
+}
+
 int remora_flush_rma(struct remora_win *w, int target, int local_only)
 {
     (void)local_only;
     if (target == REMORA_ALL_TARGETS) {
-        if (!(atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) && !w->lock.targets_held)
+        if (!in_passive_epoch(w))
             return remora_err(MPI_ERR_RMA_SYNC, "flush_all outside a passive-target epoch");
         return remora_status_err(remora_flush_all(), "completing the window's operations");
     }
@@ -34,9 +40,12 @@ int remora_flush_rma(struct remora_win *w, int target, int local_only)
     return remora_status_err(remora_flush_target(w, target), "completing the operations on target %d", target);
 }
 
+/* "All flush and sync functions can be called only within passive target
+ * epochs" (MPI-4.1, 12.5.4). */
 int remora_win_sync(struct remora_win *w)
 {
-    (void)w;
+    if (!in_passive_epoch(w))
+        return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_sync outside a passive-target epoch");
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

@@ -38,6 +38,8 @@ int main(int argc, char **argv)
     EXPECT(MPI_Put(&x, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Get(&x, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_sync(win), MPI_ERR_RMA_SYNC); /* only in passive-target epochs (MPI-4.1, 12.5.4) */
     EXPECT_STATEFUL(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
     EXPECT_STATEFUL(MPI_Win_lock(MPI_LOCK_SHARED, right, 1 << 20, win), MPI_ERR_ASSERT);
     EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK);
     MTEST_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    MTEST_MPI(MPI_Win_sync(win)); /* a lock on one target opens a passive-target epoch too */
     EXPECT_STATEFUL(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_unlock((right + 1) % size == right ? size : (right + 1) % size, win),
@@ -112,6 +115,7 @@ int main(int argc, char **argv)
     MTEST_MPI(MPI_Win_start(world, 0, win));
     EXPECT_STATEFUL(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC);
     EXPECT_STATEFUL(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_sync(win), MPI_ERR_RMA_SYNC); /* an active-target epoch is not a passive one */
     MTEST_MPI(MPI_Win_complete(win));
     MTEST_MPI(MPI_Win_wait(win));
     MPI_Group_free(&world);
