@@ -47,6 +47,7 @@ int main(int argc, char **argv)
     if (rank == 0) /* a rank whose window failed printed FAIL (sigkill_clean.sh looks) */
         printf("windows ready\n");
     fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0 has said so before a rank dies (the launcher then kills the rest) */
     if (rank == size - 1)
         raise(SIGKILL);
     MPI_Barrier(MPI_COMM_WORLD); /* never completes */
