@@ -35,10 +35,12 @@ math(EXPR REMORA_TEST_BACKSTOP "${REMORA_TEST_TIMEOUT} + 30")
 # there: one rank has finished its UCX disconnects and waits in the PMI
 # barrier, where it makes no UCX progress, while its peer still waits for a
 # disconnect that needs that progress (fixed upstream after 4.0.2 by
-# pmodels/mpich#6596).  scripts/mpirun recognises that deadlock
-# (scripts/mpich-finalize-watch), kills the job and runs it again (3 runs at
-# most); alone, it comes less often (beside a spinning 4-rank job about 1 run
-# in 25 hung after the program's checks passed).
+# pmodels/mpich#6596).  Remora keeps it from happening in the processes it
+# serves (src/mpi/host_finalize.c).  scripts/mpirun recognises the deadlock
+# (scripts/mpich-finalize-watch) and kills the job: MPICH alone, it runs the
+# job again (3 runs at most); through Remora, the job fails.  Alone, it comes
+# less often (beside a spinning 4-rank job about 1 run in 25 hung after the
+# program's checks passed).
 function(remora_mpich_network_alone t f mode)
   if(f STREQUAL "mpich" AND mode MATCHES "^(remora-ucx|remora-nodes2|nodes1|nodes2|transport-ucx|ucx)$")
     set_tests_properties(${t} PROPERTIES RUN_SERIAL TRUE)

@@ -1,6 +1,7 @@
 /* MPI_Init*, MPI_Finalize: the host starts and stops MPI, the engine starts and stops around it. */
 #include "core/engine.h"
 #include "mpi/api.h"
+#include "mpi/host_finalize.h"
 #include "mpi/host_waits.h"
 #include "remora/remora.h"
 #include "runtime/host_abi.h"
@@ -50,6 +51,7 @@ REMORA_API int MPI_Finalize(void)
 {
     remora_host_progress_finalize();
     remora_engine_finalize();
+    remora_host_finalize_begin();
     return REMORA_HOST(MPI_Finalize)();
 }
 REMORA_PMPI(MPI_Finalize);

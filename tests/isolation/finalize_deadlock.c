@@ -5,7 +5,8 @@
  * (MPI_Iprobe), in which it answers rank 1's UCX disconnect, so rank 1 closes
  * its endpoints and waits in the PMI barrier; then rank 0 finalizes, and its
  * own disconnect waits for an answer that rank 1, in the barrier, never gives.
- * Nothing about it is wrong by the MPI standard.  Two ranks. */
+ * Nothing about it is wrong by the MPI standard.  Through Remora it ends
+ * (src/mpi/host_finalize.c).  Two ranks. */
 #include <mpi.h>
 #include <stdio.h>
 
