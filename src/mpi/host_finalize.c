@@ -22,15 +22,15 @@
  * still answers.  Remora's library defines the five UCX functions MPICH calls
  * in that stretch (the program's references to them bind to the first
  * definition in the process: Remora's, loaded before the MPI library and its
- * UCX), passes each call to UCX's own (dlsym RTLD_NEXT), and only in that
- * stretch holds a lock around them that the thread also holds around its
- * progress: MPICH's worker is never entered by two threads at once.  Outside
- * it a call costs one test of a flag.  Remora's own network calls UCX
- * through its table (transport/ucx_api.h), never through these.
+ * UCX) and passes each call to UCX's own (look_up).  From the start of the
+ * host's MPI_Finalize it holds a lock around them that the thread also holds
+ * around its progress: MPICH's worker is never entered by two threads at
+ * once.  Before that a call costs one test of a flag.  Remora's own network
+ * calls UCX through its table (transport/ucx_api.h), never through these.
  *
- * Only the MPICH flavour has this: Open MPI closes its endpoints with
- * ucp_ep_close_nbx and progresses in its fence, and the standard ABI's
- * libraries (MPICH 5, Intel MPI) need nothing. */
+ * Only the MPICH flavour has this (Open MPI closes its endpoints with
+ * ucp_ep_close_nbx and keeps progressing in its fence), and within it only
+ * MPICH 4.0 and 4.1 arm it (remora_host_finalize_begin). */
 #include "mpi/api.h"
 
 #ifdef MPICH_VERSION
@@ -52,7 +52,7 @@ typedef void *ucs_status_ptr_t;
 
 #define MAX_WORKERS 16
 
-static atomic_int armed;   /* MPI_Finalize of an MPICH older than 4.2 has begun */
+static atomic_int armed;   /* the MPI_Finalize of an MPICH 4.0 or 4.1 has begun */
 static int closing;       /* and MPICH has closed an endpoint: its worker is served (lock held) */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* UCX calls back into MPICH */
 static ucp_worker_h workers[MAX_WORKERS];
