@@ -86,12 +86,18 @@ static inline void *ucx_own(void *_Atomic *slot, const char *name)
     static void *_Atomic slot_##name;                                                                                  \
     ret(*real_##name) params = (ret(*) params)ucx_own(&slot_##name, #name)
 
-static unsigned progress_all(void)
+/* UCX's ucp_worker_progress (one lookup for the thread and the wrapper). */
+static inline unsigned progress(ucp_worker_h worker)
 {
     REAL(unsigned, ucp_worker_progress, (ucp_worker_h));
+    return real_ucp_worker_progress(worker);
+}
+
+static unsigned progress_all(void)
+{
     unsigned events = 0;
     for (int i = 0; i < nworkers; i++)
-        events += real_ucp_worker_progress(workers[i]);
+        events += progress(workers[i]);
     return events;
 }
 
@@ -158,13 +164,12 @@ REMORA_API ucs_status_ptr_t ucp_disconnect_nb(ucp_ep_h ep)
 
 REMORA_API unsigned ucp_worker_progress(ucp_worker_h worker)
 {
-    REAL(unsigned, ucp_worker_progress, (ucp_worker_h));
     if (__builtin_expect(!atomic_load_explicit(&armed, memory_order_relaxed), 1))
-        return real_ucp_worker_progress(worker);
+        return progress(worker);
     pthread_mutex_lock(&lock);
     remember(worker);
     start_serving();
-    unsigned events = real_ucp_worker_progress(worker);
+    unsigned events = progress(worker);
     pthread_mutex_unlock(&lock);
     return events;
 }
