@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "rmamt.h"
 
 /* One transfer stream: this rank's thread `thread` sends `batch` operations
@@ -27,6 +28,7 @@ struct run {
     const struct options *o;
     size_t size;              /* bytes per operation */
     int threads, batch, nslots;
+    struct layout lay;        /* where slot s lies (layout.h)                      */
     MPI_Win win;
     unsigned char *base;      /* my window memory */
     MPI_Aint *remote;         /* dynamic: each rank's region address; else 0 */
@@ -43,13 +45,27 @@ struct run {
     int rank;
 };
 
-static size_t nelem(const struct run *r) { return r->size < 8 ? 1 : r->size / 8; }
+static size_t nelem(const struct run *r) { return r->lay.nelem; }
 static int fetching(enum op op) { return op == O_GACC || op == O_FOP || op == O_CAS; }
 
 /* --inject-corruption spoils the last round: the flush modes check only its result */
 static long last_round(const struct run *r) { return r->o->warmup + r->o->iterations - 1; }
 
-static unsigned char *slot(const struct run *r, unsigned char *buf, int s) { return buf + (size_t)s * r->size; }
+static unsigned char *slot(const struct run *r, unsigned char *buf, int s) { return buf + slot_offset(&r->lay, s); }
+
+static uint64_t *sum_of(const struct run *r, uint64_t *sums, int s, size_t k) { return sums + sum_index(&r->lay, s, k); }
+
+static int groups(const struct run *r) { return r->nslots / r->batch; }
+
+/* Zeroed, line-aligned memory of `bytes` (and a line more: sizes below 8
+ * bytes still write whole 8-byte elements). */
+static void *zeroed_lines(size_t bytes)
+{
+    void *p = aligned_alloc(RMAMT_LINE, bytes + RMAMT_LINE);
+    if (p)
+        memset(p, 0, bytes + RMAMT_LINE);
+    return p;
+}
 
 /* ---- roles ---------------------------------------------------------------- */
 
@@ -116,9 +132,9 @@ static void plan(struct run *r, int size)
 
 static int make_window(struct run *r, int size)
 {
-    /* whole 64-byte lines: MPICH 4.0.2 misplaces RMA to ranks > 0 of
-     * MPI_Win_allocate windows whose size is not a multiple of 16 */
-    MPI_Aint bytes = (MPI_Aint)((r->nslots * r->size + 63) / 64 * 64);
+    /* whole 64-byte lines (also because MPICH 4.0.2 misplaces RMA to ranks > 0
+     * of MPI_Win_allocate windows whose size is not a multiple of 16) */
+    MPI_Aint bytes = (MPI_Aint)layout_bytes(&r->lay, groups(r));
     r->remote = calloc((size_t)size, sizeof *r->remote);
     switch (r->o->win) {
     case W_ALLOCATE:
@@ -137,10 +153,10 @@ static int make_window(struct run *r, int size)
         return MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &r->base, &r->win);
     }
     case W_CREATE:
-        r->base = malloc((size_t)bytes + 1);
+        r->base = aligned_alloc(RMAMT_LINE, (size_t)bytes + RMAMT_LINE);
         return MPI_Win_create(r->base, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &r->win);
     case W_DYNAMIC: {
-        r->base = malloc((size_t)bytes + 1);
+        r->base = aligned_alloc(RMAMT_LINE, (size_t)bytes + RMAMT_LINE);
         int rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &r->win);
         if (rc == MPI_SUCCESS)
             rc = MPI_Win_attach(r->win, r->base, bytes + 1);
@@ -197,7 +213,7 @@ static void fill_origin(struct run *r, const struct stream *s, int b, unsigned c
 
 static void issue(struct run *r, const struct stream *s, int b, unsigned char *obuf, unsigned char *rbuf, long round)
 {
-    MPI_Aint disp = r->remote[s->target] + (MPI_Aint)((size_t)(s->slot0 + b) * r->size);
+    MPI_Aint disp = r->remote[s->target] + (MPI_Aint)slot_offset(&r->lay, s->slot0 + b);
     int n = (int)r->size, e = (int)nelem(r);
     uint64_t compare = (uint64_t)round;
     switch (r->o->op) {
@@ -287,8 +303,8 @@ static void reset(struct run *r)
         else
             memset(slot(r, r->base, s), 0, r->size);
     }
-    memset(r->sums, 0, sizeof(uint64_t) * (size_t)r->nslots * nelem(r));
-    memset(r->rsums, 0, sizeof(uint64_t) * (size_t)r->nslots * nelem(r));
+    memset(r->sums, 0, sizeof *r->sums * sums_count(&r->lay, groups(r)));
+    memset(r->rsums, 0, sizeof *r->rsums * sums_count(&r->lay, groups(r)));
 }
 
 /* My slots after rounds [first, last] of their origins (sums: since round 0). */
@@ -312,7 +328,7 @@ static void check_target(struct run *r, long first, long last)
             continue;
         }
         for (size_t k = 0; k < nelem(r); k++) {
-            uint64_t *sum = &r->sums[(size_t)s * nelem(r) + k], got;
+            uint64_t *sum = sum_of(r, r->sums, s, k), got;
             for (long q = first; q <= last; q++)
                 *sum = op == O_CAS ? (uint64_t)q + 1 : *sum + pattern(in->origin, in->thread, q, k);
             memcpy(&got, p + 8 * k, 8);
@@ -351,7 +367,7 @@ static void check_origin(struct run *r, int thread, long round)
                 continue;
             }
             for (size_t k = 0; k < nelem(r); k++) {
-                uint64_t *before = &r->rsums[(size_t)(s->slot0 + b) * nelem(r) + k], got;
+                uint64_t *before = sum_of(r, r->rsums, s->slot0 + b, k), got;
                 memcpy(&got, rb + 8 * k, 8);
                 uint64_t want = op == O_CAS ? (uint64_t)round : *before;
                 if (got != want) {
@@ -433,15 +449,15 @@ double run_onesided(const struct options *o, int threads, size_t size, long *err
     if (o->bench == B_HALO && o->thread_per_neighbor)
         r.threads = threads = o->neighbors;
     plan(&r, nprocs);
+    r.lay = layout_make(r.batch, size);
     if (make_window(&r, nprocs) != MPI_SUCCESS) {
         *errors = -1;
         return 0;
     }
-    size_t bytes = (size_t)r.nslots * size + 8;
-    r.obuf = calloc(1, bytes);
-    r.rbuf = calloc(1, bytes);
-    r.sums = calloc((size_t)r.nslots * nelem(&r) + 1, sizeof *r.sums);
-    r.rsums = calloc((size_t)r.nslots * nelem(&r) + 1, sizeof *r.rsums);
+    r.obuf = zeroed_lines(layout_bytes(&r.lay, groups(&r)));
+    r.rbuf = zeroed_lines(layout_bytes(&r.lay, groups(&r)));
+    r.sums = zeroed_lines(sizeof *r.sums * sums_count(&r.lay, groups(&r)));
+    r.rsums = zeroed_lines(sizeof *r.rsums * sums_count(&r.lay, groups(&r)));
     if (passive_flush_modes(o->sync))
         MPI_Win_lock_all(0, r.win);
     if (passive_flush_modes(o->sync))
