@@ -18,7 +18,13 @@ static unsigned long steps;  /* watchdog_doing() calls so far */
 static _Atomic unsigned long rounds; /* watchdog_tick() calls so far */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-void watchdog_tick(void) { atomic_fetch_add_explicit(&rounds, 1, memory_order_relaxed); }
+/* Called once per round from the timed loops: a plain load and store, no
+ * locked add (7 ns of a 50 ns fetch_and_op round).  Ticks of two threads at
+ * once may lose one; the watchdog needs only to see the count change. */
+void watchdog_tick(void)
+{
+    atomic_store_explicit(&rounds, atomic_load_explicit(&rounds, memory_order_relaxed) + 1, memory_order_relaxed);
+}
 
 void watchdog_doing(const char *fmt, ...)
 {
