@@ -29,16 +29,19 @@ CONFIGS = [  # name, scripts/mpirun options, rmamt suffix, is Remora
 
 
 def layout(args):
-    """rmamt's thread placement for a run: the epoch modes' runs keep each rank's
-    threads on the rank's share of the cores (rmamt --bind), as a launcher that
-    binds ranks places them.  An epoch round hands off from a rank's main thread
-    to its workers and back; left to the kernel, the workers of 2 ranks x 3
-    threads on 2 cores land beside their own main thread or beside the other
-    rank's, and that, not the MPI, decided a 2-thread fence round (about 8 or
-    15-20 us per job, every library alike).  The flush modes' threads each run
-    their own chain of operations and stay free to run at once on the cores."""
+    """rmamt's thread placement for a run.  The epoch modes' runs keep each
+    rank's threads on the rank's share of the cores (rmamt --bind), as a
+    launcher that binds ranks places them: an epoch round hands off from a
+    rank's main thread to its workers and back, and left to the kernel, the
+    workers of 2 ranks x 3 threads on 2 cores landed beside their own main
+    thread or beside the other rank's, which, not the MPI, decided a 2-thread
+    fence round (about 8 or 15-20 us per job, every library alike).  The flush
+    modes' workers each run their own chain of operations at once: they go on
+    the node's cores round robin (rmamt --spread), a core each while there are
+    cores; left to the kernel, a rank's two workers were woken on one core in
+    about half the jobs (2-thread 1 MiB put: 4.8-10 GB/s instead of 12-16)."""
     sync = args[args.index("--sync") + 1] if "--sync" in args else "flush"
-    return ["--bind"] if sync in ("fence", "pscw", "lock", "lockall") else []
+    return ["--bind"] if sync in ("fence", "pscw", "lock", "lockall") else ["--spread"]
 
 
 def matrix(full):
@@ -574,7 +577,8 @@ def main():
     h.write(f"<h1>RMA-MT: host MPIs and Remora</h1><p>{time.strftime('%Y-%m-%d %H:%M')} on {os.uname().nodename}, "
             f"{os.cpu_count()} cores; {'full' if a.full else 'default (short)'} run: the matrix {a.passes} pass(es), "
             f"each value the median of the passes' medians of {repeat} repeats, every transfer verified; the epoch "
-            f"modes' runs keep each rank's threads on its share of the cores (rmamt --bind); {n} runs "
+            f"modes' runs keep each rank's threads on its share of the cores (rmamt --bind), the flush modes' runs put "
+            f"the workers on the cores round robin (rmamt --spread); {n} runs "
             f"in {matrix_s:.0f} s; the whole report {time.time() - progress.t0:.0f} s; {loads}. "
             f"Remora: {'present' if have_remora else 'absent'}.</p>")
     h.write("<h2>Headline</h2><p>Single operations (scripts/microbench, sections below). ratio &gt; 1: Remora is "

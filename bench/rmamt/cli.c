@@ -38,6 +38,7 @@ void usage(FILE *f)
             "  --pattern latency|bandwidth|msgrate|halo  twosided: which pattern (default latency)\n"
             "  --thread-comms      twosided: a communicator per thread\n"
             "  --bind              keep each rank's threads on its share of the node's cores, a thread per core\n"
+            "  --spread            put the workers of the node's ranks on its cores round robin (main threads free)\n"
             "  --format table|csv|json   --output FILE\n"
             "  --timeout SECONDS   report a hang and exit 3 when no measurement ends for that long\n"
             "  --no-verify         pure timing (by default every transfer is checked)\n"
@@ -211,8 +212,11 @@ int parse_options(int argc, char **argv, struct options *o, char *err, size_t le
             o->inject_corruption = 1;
         } else if (!strcmp(a, "--inject-hang")) {
             o->inject_hang = 1;
-        } else if (!strcmp(a, "--bind")) {
-            o->bind = 1;
+        } else if (!strcmp(a, "--bind") || !strcmp(a, "--spread")) {
+            enum placement p = !strcmp(a, "--bind") ? PLACE_BIND : PLACE_SPREAD;
+            if (o->place != PLACE_KERNEL && o->place != p)
+                return fail(err, len, "--bind and --spread exclude each other");
+            o->place = p;
         } else if (!strcmp(a, "--thread-per-neighbor")) {
             o->thread_per_neighbor = 1;
         } else if (!strcmp(a, "--thread-comms")) {

@@ -466,7 +466,7 @@ double run_onesided(const struct options *o, int threads, size_t size, long *err
     if (passive_flush_modes(o->sync))
         MPI_Win_sync(r.win);
     MPI_Barrier(MPI_COMM_WORLD);
-    struct team *team = team_create(threads, thread_work, &r, o->bind);
+    struct team *team = team_create(threads, thread_work, &r, o->place);
     double elapsed = 0;
     long rounds = o->warmup + o->iterations;
     if (passive_flush_modes(o->sync)) {

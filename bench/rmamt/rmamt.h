@@ -32,7 +32,7 @@ struct options {
     int neighbors;                 /* halo: 6 (faces), 18 or 26 */
     int thread_per_neighbor;       /* halo: one thread per neighbour */
     int thread_comms;              /* twosided: a communicator per thread */
-    int bind;
+    enum placement { PLACE_KERNEL, PLACE_BIND, PLACE_SPREAD } place; /* --bind, --spread */
     int verify, inject_corruption, inject_hang;
     double timeout;
     enum format format;
@@ -84,7 +84,7 @@ int halo_neighbor(int direction, int sign);
 
 /* team.c: threads created and waiting before the clock starts */
 struct team;
-struct team *team_create(int n, void (*fn)(int thread, void *arg), void *arg, int bind);
+struct team *team_create(int n, void (*fn)(int thread, void *arg), void *arg, enum placement place);
 void team_release(struct team *t);  /* start one round on every thread */
 void team_wait(struct team *t);     /* until every thread finished the round */
 void team_destroy(struct team *t);

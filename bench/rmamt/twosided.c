@@ -120,7 +120,7 @@ double run_twosided(const struct options *o, int threads, size_t size, long *err
     r.comms = malloc(sizeof *r.comms * (size_t)ncomms);
     for (int i = 0; i < ncomms; i++)
         MPI_Comm_dup(MPI_COMM_WORLD, &r.comms[i]);
-    struct team *team = team_create(threads, thread_round, &r, o->bind);
+    struct team *team = team_create(threads, thread_round, &r, o->place);
     double elapsed = 0;
     for (r.round = 0; r.round < o->warmup + o->iterations; r.round++) {
         double t0 = MPI_Wtime();
