@@ -57,8 +57,7 @@ static uint64_t *sum_of(const struct run *r, uint64_t *sums, int s, size_t k) { 
 
 static int groups(const struct run *r) { return r->nslots / r->batch; }
 
-/* Zeroed, line-aligned memory of `bytes` (and a line more: sizes below 8
- * bytes still write whole 8-byte elements). */
+/* Zeroed, line-aligned memory of `bytes`, and a line of slack past it. */
 static void *zeroed_lines(size_t bytes)
 {
     void *p = aligned_alloc(RMAMT_LINE, bytes + RMAMT_LINE);

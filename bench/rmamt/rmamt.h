@@ -14,6 +14,7 @@ enum op { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS };
 enum win_kind { W_ALLOCATE, W_CREATE, W_DYNAMIC, W_SHARED };
 enum pattern_kind { P_LATENCY, P_BANDWIDTH, P_MSGRATE, P_HALO }; /* for twosided */
 enum format { F_TABLE, F_CSV, F_JSON };
+enum placement { PLACE_KERNEL, PLACE_BIND, PLACE_SPREAD }; /* where the threads run: free, --bind, --spread */
 
 #define MAX_LIST 32
 
@@ -32,7 +33,7 @@ struct options {
     int neighbors;                 /* halo: 6 (faces), 18 or 26 */
     int thread_per_neighbor;       /* halo: one thread per neighbour */
     int thread_comms;              /* twosided: a communicator per thread */
-    enum placement { PLACE_KERNEL, PLACE_BIND, PLACE_SPREAD } place; /* --bind, --spread */
+    enum placement place;
     int verify, inject_corruption, inject_hang;
     double timeout;
     enum format format;
