@@ -118,7 +118,7 @@ int remora_fence(struct remora_win *w, int assert)
         return remora_err(MPI_ERR_ASSERT, "assert %#x has bits not allowed in MPI_Win_fence", assert);
     remora_sync_begin(w);
     int rc = MPI_SUCCESS;
-    if (w->lock.all_held || w->lock.targets_held)
+    if (w->lock.all_held || remora_locks_held(w))
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
     else if (w->pscw.start_group || w->pscw.post_open)
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a PSCW epoch");
@@ -133,7 +133,7 @@ int remora_fence(struct remora_win *w, int assert)
 
     remora_sync_begin(w);
     w->fence.open = !(assert & MPI_MODE_NOSUCCEED);
-    if (w->fence.open && w->lock.targets_held) { /* a lock that raced us, read after fence.open (lock.c, E1) */
+    if (w->fence.open && remora_locks_held(w)) { /* a lock that raced us, read after fence.open (lock.c, E1) */
         w->fence.open = 0;
         rc = remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a passive-target (lock) epoch");
     }

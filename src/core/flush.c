@@ -22,7 +22,7 @@ remora_status_t remora_flush_target(struct remora_win *w, int target)
 /* Is a passive-target epoch (a lock on some target, or lock_all) open here? */
 static int in_passive_epoch(const struct remora_win *w)
 {
-    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) || w->lock.targets_held;
+    return (atomic_load_explicit(&w->access_all, memory_order_relaxed) & REMORA_ALL_PASSIVE) || remora_locks_held(w);
 }
 
 int remora_flush_rma(struct remora_win *w, int target, int local_only)

@@ -45,15 +45,20 @@
  *       process never both succeed, and a target is claimed by one call at a
  *       time.  Lock and unlock take no sync_lock: a lock claims its target's
  *       lock_state by a CAS (NONE -> PENDING: of two threads on one target
- *       one gets it), adds 1 to lock.targets_held and only then reads
- *       lock.all_held, pscw.start_group and fence.open (all seq_cst);
- *       lock_all, MPI_Win_start and fence (under sync_lock, which orders them
- *       among themselves) set theirs before they read targets_held.  Of a
+ *       one gets it) and only then reads lock.all_held, pscw.start_group and
+ *       fence.open (all seq_cst); lock_all, MPI_Win_start and fence (under
+ *       sync_lock, which orders them among themselves) set theirs before they
+ *       read the lock_state of every target on lock.locked
+ *       (remora_locks_held).  A target is on that list before its first
+ *       claim: it is put there (a seq_cst CAS on the head) before lock_listed
+ *       says 2 (release), and a lock reads lock_listed (acquire) before it
+ *       claims, so the listing happens before the claim, and a walk that
+ *       starts after the claim in the seq_cst order finds the target.  Of a
  *       racing lock and one of them the later sees the earlier and fails
  *       (MPI_ERR_RMA_SYNC; both may: the mix is erroneous anyway), or, for
  *       an idle fence epoch, the lock closes it.  An unlock claims its target
- *       by a CAS from the state it found (held -> PENDING) and drops the count
- *       before it releases.  The same atomics at every thread level: below
+ *       by a CAS from the state it found (held -> PENDING) and sets it NONE
+ *       once released.  The same atomics at every thread level: below
  *       MPI_THREAD_MULTIPLE plain loads and stores measured no faster.
  * Fairness (no starvation either way): readers (shared, lock_all) give way to
  * waiting exclusive lockers (WAITING / EX_WAIT) by withdrawing and backing
@@ -70,8 +75,11 @@
  * one node 1 CAS and a read, across nodes 2 atomics in flight together (one
  * round trip); releases (unlock, unlock_all) are posted, not waited for:
  * nobody needs to see them complete, and the next locker that finds the word
- * still held waits for it to change.  Besides, lock and unlock each take 2
- * atomics on this process's own memory (E1). */
+ * still held waits for it to change.  Besides, lock and unlock each take 1
+ * atomic on this process's own memory (the claim, E1); lock_all,
+ * MPI_Win_start, fence, flush_all, MPI_Win_sync and MPI_Win_free read the
+ * state of each target the process has ever locked on the window (none for
+ * a program without per-target locks). */
 #include "core/ctrl.h"
 #include "core/spin.h"
 #include "core/status.h"
@@ -320,6 +328,33 @@ static int passive_may_start(struct remora_win *w)
 
 /* ---- per-target locks: the epoch bookkeeping (E1 at the top) -------------- */
 
+/* Put target s on lock.locked, where remora_locks_held looks, unless it is
+ * there (E1).  Once per target and window; another thread listing it
+ * meanwhile is waited for. */
+static __attribute__((noinline)) void list_target(struct remora_win *w, struct remora_rank_state *s)
+{
+    uint8_t unlisted = 0;
+    if (!atomic_compare_exchange_strong(&s->lock_listed, &unlisted, 1)) {
+        struct remora_wait wt;
+        remora_wait_init(&wt);
+        while (atomic_load_explicit(&s->lock_listed, memory_order_acquire) != 2)
+            remora_wait_round(&wt);
+        return;
+    }
+    s->locked_next = atomic_load(&w->lock.locked);
+    while (!atomic_compare_exchange_weak(&w->lock.locked, &s->locked_next, s))
+        ;
+    atomic_store_explicit(&s->lock_listed, 2, memory_order_release);
+}
+
+int remora_locks_held(const struct remora_win *w)
+{
+    int n = 0;
+    for (const struct remora_rank_state *s = w->lock.locked; s; s = s->locked_next) /* seq_cst loads */
+        n += s->lock_state != REMORA_LOCK_NONE;
+    return n;
+}
+
 /* Claim target s's lock_state for this call: from `from` to PENDING.  0 when
  * it is not `from` (another call of this process has it). */
 static inline int claim(struct remora_rank_state *s, uint8_t from)
@@ -327,9 +362,8 @@ static inline int claim(struct remora_rank_state *s, uint8_t from)
     return atomic_compare_exchange_strong(&s->lock_state, &from, REMORA_LOCK_PENDING);
 }
 
-static void unclaim(struct remora_win *w, struct remora_rank_state *s)
+static void unclaim(struct remora_rank_state *s)
 {
-    atomic_fetch_sub(&w->lock.targets_held, 1);
     atomic_store_explicit(&s->lock_state, REMORA_LOCK_NONE, memory_order_release);
 }
 
@@ -340,17 +374,18 @@ static __attribute__((noinline)) int lock_other_epoch(struct remora_win *w, stru
     int rc = passive_may_start(w);
     remora_sync_end(w);
     if (rc != MPI_SUCCESS)
-        unclaim(w, s);
+        unclaim(s);
     return rc;
 }
 
-/* MPI_Win_lock's epoch: claim the target and count it, then (seq_cst, after
- * the count) look for the epochs that exclude it. */
+/* MPI_Win_lock's epoch: claim the target (listed first), then (seq_cst,
+ * after the claim) look for the epochs that exclude it (E1). */
 static inline int lock_begin(struct remora_win *w, struct remora_rank_state *s, int target)
 {
+    if (__builtin_expect(atomic_load_explicit(&s->lock_listed, memory_order_acquire) != 2, 0))
+        list_target(w, s);
     if (!claim(s, REMORA_LOCK_NONE))
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is already locked by this process", target);
-    atomic_fetch_add(&w->lock.targets_held, 1);
     int rc;
     if ((atomic_load(&w->lock.all_held) | atomic_load(&w->fence.open) || atomic_load(&w->pscw.start_group)) &&
         (rc = lock_other_epoch(w, s)) != MPI_SUCCESS)
@@ -386,7 +421,7 @@ static __attribute__((noinline)) int lock_words(struct remora_win *w, struct rem
     else
         st = acquire_exclusive(w, target);
     if (!remora_ok(st)) { /* the lock words are in doubt: the network failed */
-        unclaim(w, s);
+        unclaim(s);
         return remora_status_err(st, "locking target %d", target);
     }
     lock_held(s, excl ? REMORA_ACCESS_LOCK_EXCL : REMORA_ACCESS_LOCK_SHARED, held);
@@ -466,9 +501,7 @@ int remora_unlock(struct remora_win *w, int target)
     uint8_t state = s ? atomic_load_explicit(&s->lock_state, memory_order_relaxed) : REMORA_LOCK_NONE;
     if (state == REMORA_LOCK_NONE || state == REMORA_LOCK_PENDING || !claim(s, state))
         return remora_err(MPI_ERR_RMA_SYNC, "target %d is not locked by this process", target);
-    /* PENDING until released: nobody else may unlock or lock it meanwhile.
-     * The count drops now: the epoch is over for the other sync calls. */
-    atomic_fetch_sub(&w->lock.targets_held, 1);
+    /* PENDING until released: nobody else may unlock or lock it meanwhile. */
     atomic_store_explicit(&s->peer.access, 0, memory_order_relaxed);
     if (__builtin_expect(state != REMORA_LOCK_EXCL_LOCAL, 0))
         return unlock_words(w, s, target, state);
@@ -484,9 +517,9 @@ int remora_lock_all(struct remora_win *w, int assert)
         return rc;
     remora_sync_begin(w);
     rc = passive_may_start(w);
-    if (rc == MPI_SUCCESS) { /* held, then the count read (E1) */
+    if (rc == MPI_SUCCESS) { /* held, then the per-target locks looked for (E1) */
         w->lock.all_held = 1 | (assert & MPI_MODE_NOCHECK ? 2 : 0);
-        int locks = w->lock.targets_held;
+        int locks = remora_locks_held(w);
         if (locks) {
             w->lock.all_held = 0;
             rc = remora_err(MPI_ERR_RMA_SYNC, "this process holds %d per-target lock(s)", locks);

@@ -70,7 +70,7 @@ static int check_assert(int assert, int allowed)
 /* An active-target epoch may start: no passive epoch; an idle fence epoch is closed. */
 static int active_may_start(struct remora_win *w)
 {
-    if (w->lock.all_held || w->lock.targets_held)
+    if (w->lock.all_held || remora_locks_held(w))
         return remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
     if (w->fence.open) {
         w->fence.open = 0;
@@ -130,7 +130,7 @@ int remora_start(struct remora_win *w, MPI_Group group, int assert)
         rc = remora_err(MPI_ERR_RMA_SYNC, "an access epoch (MPI_Win_start) is already open");
     if (rc == MPI_SUCCESS) {
         w->pscw.start_group = ranks;
-        if (w->lock.targets_held) { /* a lock that raced us, read after start_group (lock.c, E1) */
+        if (remora_locks_held(w)) { /* a lock that raced us, read after start_group (lock.c, E1) */
             w->pscw.start_group = NULL;
             rc = remora_err(MPI_ERR_RMA_SYNC, "the window is in a passive-target (lock) epoch");
         } else

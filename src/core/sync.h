@@ -20,17 +20,20 @@ struct remora_node_header;
 
 /* Each protocol's epoch state changes under the window's sync_lock
  * (remora_sync_begin), never held while waiting, except per-target locks'
- * (targets_held, remora_rank_state.lock_state), which MPI_Win_lock and
- * MPI_Win_unlock change by atomics; the other protocols read it to refuse an
- * epoch that would overlap.  The fields a lock reads without sync_lock
- * (lock.all_held, pscw.start_group, fence.open) are _Atomic: the
+ * (remora_rank_state.lock_state), which MPI_Win_lock and MPI_Win_unlock
+ * change by atomics; the other protocols read it (remora_locks_held) to
+ * refuse an epoch that would overlap.  The fields a lock reads without
+ * sync_lock (lock.all_held, pscw.start_group, fence.open) are _Atomic: the
  * synchronisation calls that exclude locks set them (seq_cst) before they
- * read targets_held (lock.c, E1). */
+ * call remora_locks_held (lock.c, E1). */
 
 /* passive target (lock.c) */
 struct remora_win_lock {
     _Atomic int all_held;          /* lock_all: 1 held, |2 with MPI_MODE_NOCHECK, |4 being closed */
-    _Atomic int targets_held;      /* per-target locks held or being acquired                     */
+    /* every target this process has locked on the window, listed once at
+     * its first lock (remora_rank_state.locked_next): where
+     * remora_locks_held looks (lock.c, E1) */
+    struct remora_rank_state *_Atomic locked;
     /* REMORA_ALL_LOCK_ALL_NODE: the targets reached in this epoch
      * (remora_rank_state.lock_all_next) */
     struct remora_rank_state *_Atomic all_reached;
@@ -43,6 +46,9 @@ struct remora_win_lock {
 int remora_lock(struct remora_win *w, int lock_type, int target, int assert);
 int remora_unlock(struct remora_win *w, int target);
 int remora_lock_all(struct remora_win *w, int assert);
+/* How many per-target locks this process holds on w, or is acquiring or
+ * releasing (lock.c, E1): a walk of the targets it has ever locked. */
+int remora_locks_held(const struct remora_win *w);
 int remora_unlock_all(struct remora_win *w);
 /* In a lock_all epoch on one node (REMORA_ALL_LOCK_ALL_NODE), before the first
  * access to target s: waits until no exclusive lock is held on it, then marks

@@ -417,7 +417,7 @@ int remora_win_free(struct remora_win *w, int *released)
 {
     *released = 0;
     remora_sync_begin(w);
-    int busy = w->lock.all_held || w->lock.targets_held || w->pscw.start_group || w->pscw.post_open;
+    int busy = w->lock.all_held || remora_locks_held(w) || w->pscw.start_group || w->pscw.post_open;
     remora_sync_end(w);
     if (busy)
         return remora_err(MPI_ERR_RMA_SYNC, "MPI_Win_free with an epoch open (lock, lock_all, start or post)");

@@ -73,6 +73,8 @@ struct remora_rank_state {
     int world_rank;            /* its rank in MPI_COMM_WORLD                  */
     int node_rank;             /* its place in our node segment, or -1        */
     _Atomic uint8_t lock_state; /* enum remora_lock_state (| 0x80: MPI_MODE_NOCHECK) */
+    _Atomic uint8_t lock_listed; /* on remora_win.lock.locked: 0 no, 1 being put there, 2 yes */
+    struct remora_rank_state *locked_next;   /* remora_win.lock.locked's list */
     struct remora_rank_state *lock_all_next; /* remora_win.lock.all_reached's list */
 };
 

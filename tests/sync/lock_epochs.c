@@ -16,6 +16,11 @@
  *     exclude each other: inside one an origin reads the target's counter,
  *     lingers and writes it back plus 1 (with RMA calls, not atomics), and
  *     at the end each counter is the number of exclusive epochs on it.
+ *  3. First locks: on a new window each round, T threads at once: the
+ *     even ones a lock_all epoch, the odd ones an exclusive lock of one
+ *     target, which none of them has locked before on that window (lock.c
+ *     lists a target at its first lock, where lock_all looks); the same
+ *     checks as in 2.
  *   lock_epochs [--threads T] [--iters N] [--win KINDS] */
 #include <sched.h>
 #include <stdatomic.h>
@@ -218,6 +223,28 @@ static void run(mtest_win_kind kind)
     mtest_win_close(&mw);
 }
 
+static void first_lock_worker(int t, void *arg)
+{
+    long round = *(long *)arg;
+    if (t % 2 == 0)
+        lock_all_epoch((rank + 1) % size, round);
+    else
+        exclusive_epoch((rank + 1) % size, round);
+}
+
+static void first_locks(mtest_win_kind kind)
+{
+    mtest_set_context("%s, first locks, %d thread(s)", mtest_win_kind_name(kind), nthreads);
+    for (long round = 0; round < iters; round++) {
+        mtest_win_open(&mw, kind, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD);
+        MPI_Win_set_errhandler(mw.win, MPI_ERRORS_RETURN);
+        MPI_Barrier(MPI_COMM_WORLD);
+        mtest_run_threads(nthreads, first_lock_worker, &round);
+        MPI_Barrier(MPI_COMM_WORLD);
+        mtest_win_close(&mw);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv, MPI_THREAD_MULTIPLE);
@@ -229,8 +256,10 @@ int main(int argc, char **argv)
     successes = calloc((size_t)size, sizeof *successes);
     mtest_win_kind kinds[MTEST_NKINDS];
     int nkinds = mtest_win_kinds(argc, argv, kinds);
-    for (int k = 0; k < nkinds; k++)
+    for (int k = 0; k < nkinds; k++) {
         run(kinds[k]);
+        first_locks(kinds[k]);
+    }
     free(holders);
     free(successes);
     return mtest_finish();
