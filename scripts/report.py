@@ -410,7 +410,7 @@ def plan_sections(build, full, have_remora):
     s = [("mpi-share", ["--configs", ",".join(c[0] for c in CONFIGS), "--iterations", "1000" if full else "100",
                         "--build", build], "mpi-share", 200)]
     if have_remora:
-        s += [("microbench", ["--build", build] + q, "node", 75),
+        s += [("microbench", ["--build", build] + q, "node", 160),
               ("microbench", ["--tcp", "--build", build] + q, "network", 380),
               ("shmem-bench", shmem_args(build, full), "shmem-bench", 25)]
         if full:  # Open MPI 5, MPICH 5, Intel MPI (if the build has them), alone and through Remora
