@@ -86,6 +86,9 @@ int main(int argc, char **argv)
            (right + 1) % size == right ? MPI_ERR_RANK : MPI_ERR_RMA_SYNC);
     MTEST_MPI(MPI_Win_unlock(right, win));
     EXPECT_STATEFUL(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC);
+    /* the epoch is over, though the target stays among those ever locked (lock.c) */
+    EXPECT(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_sync(win), MPI_ERR_RMA_SYNC);
 
     if (!skip_null) {
         /* slot 6 of the right neighbour: nobody else's calls touch it */
